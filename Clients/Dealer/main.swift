@@ -1,0 +1,1 @@
+print("dealer: not built yet")

@@ -1,0 +1,1 @@
+print("dealer-codegen: not built yet")

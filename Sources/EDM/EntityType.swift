@@ -1,0 +1,48 @@
+/// An entity type: key, properties, navigation properties and where its rows live.
+/// Built once by `ModelLoader` and immutable afterwards, hence `@unchecked Sendable`.
+public final class EntityType: @unchecked Sendable, CustomStringConvertible {
+    public let name: String
+    public let namespace: String
+    public let qualifiedName: String
+    public let tableName: String
+    /// Declared properties, in declaration order; their columnIndex equals their position here.
+    public let properties: [Property]
+    public let keyProperties: [Property]
+    public let concurrencyProperties: [Property]
+    /// Foreign-key columns that are not properties, after the properties in column order.
+    public internal(set) var hiddenColumns: [HiddenColumn] = []
+    public internal(set) var navigationProperties: [NavigationProperty] = []
+    /// The one entity set whose entities are of this type.
+    public internal(set) weak var entitySet: EntitySet?
+
+    private let propertiesByName: [String: Property]
+    internal var navigationByName: [String: NavigationProperty] = [:]
+
+    init(name: String, namespace: String, tableName: String, properties: [Property]) {
+        self.name = name
+        self.namespace = namespace
+        self.qualifiedName = namespace + "." + name
+        self.tableName = tableName
+        self.properties = properties
+        self.keyProperties = properties.filter(\.isKey)
+        self.concurrencyProperties = properties.filter(\.isConcurrencyToken)
+        var byName: [String: Property] = [:]
+        for property in properties { byName[property.name] = property }
+        self.propertiesByName = byName
+    }
+
+    public var description: String { qualifiedName }
+
+    /// Number of stored columns: properties, then hidden foreign-key columns.
+    public var columnCount: Int { properties.count + hiddenColumns.count }
+
+    /// Column names in stored-column order.
+    public var columnNames: [String] { properties.map(\.columnName) + hiddenColumns.map(\.name) }
+
+    public func property(named name: String) -> Property? { propertiesByName[name] }
+
+    public func navigationProperty(named name: String) -> NavigationProperty? { navigationByName[name] }
+
+    /// True when the key is a single property (addressed as `Set(1)` rather than `Set(a=1,b=2)`).
+    public var hasSimpleKey: Bool { keyProperties.count == 1 }
+}

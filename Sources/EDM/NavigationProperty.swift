@@ -1,0 +1,38 @@
+/// A navigation property, resolved to the association that backs it and to the side that
+/// holds the foreign key, which is all a query needs to follow it.
+public final class NavigationProperty: @unchecked Sendable {
+    public let name: String
+    public let relationship: String
+    public let fromRole: String
+    public let toRole: String
+    public internal(set) unowned var source: EntityType
+    public internal(set) unowned var target: EntityType
+    /// "1", "0..1" or "*" at the target end.
+    public let targetMultiplicity: String
+    public internal(set) var association: Association!
+
+    init(name: String, relationship: String, fromRole: String, toRole: String,
+         source: EntityType, target: EntityType, targetMultiplicity: String) {
+        self.name = name
+        self.relationship = relationship
+        self.fromRole = fromRole
+        self.toRole = toRole
+        self.source = source
+        self.target = target
+        self.targetMultiplicity = targetMultiplicity
+    }
+
+    /// True when the navigation yields a collection (the target end is "*").
+    public var isCollection: Bool { targetMultiplicity == "*" }
+
+    /// True when the target entity holds the foreign key (principal to dependent navigation).
+    public var targetHoldsForeignKey: Bool { association.dependentRole == toRole }
+
+    /// The foreign key that links the two ends.
+    public var foreignKey: ForeignKey { association.foreignKey }
+
+    /// The navigation property on the target that leads back, when the target declares one.
+    public var partner: NavigationProperty? {
+        target.navigationProperties.first { $0.relationship == relationship && $0.fromRole == toRole && $0.toRole == fromRole }
+    }
+}

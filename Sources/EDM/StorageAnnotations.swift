@@ -1,0 +1,13 @@
+/// The storage-mapping vocabulary a schema may use on top of CSDL. See Schema/CarDealer.edmx.
+public enum StorageAnnotations {
+    public static let namespace = "urn:cardealer:storage"
+    /// On an EntityType: the table name, when it differs from the type name.
+    public static let table = "Table"
+    /// On a Property: the column name, when it differs from the property name.
+    public static let column = "Column"
+    /// On the dependent End of an Association: its foreign-key column(s), comma-separated, in
+    /// the order of the principal's key.
+    public static let foreignKey = "ForeignKey"
+    /// On an EntitySet: the server page size for that set.
+    public static let pageSize = "PageSize"
+}

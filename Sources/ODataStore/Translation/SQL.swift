@@ -1,0 +1,24 @@
+import EDM
+
+/// Small SQL text helpers shared by every statement the store builds.
+public enum SQL {
+    /// Quotes an identifier. Names come from the model, never from a request, but are quoted anyway.
+    public static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    public static func column(_ alias: String, _ column: String) -> String {
+        alias + "." + quote(column)
+    }
+
+    /// The condition linking the source row to the target row of a navigation.
+    public static func joinCondition(_ navigation: NavigationProperty, sourceAlias: String, targetAlias: String) -> String {
+        let fk = navigation.foreignKey
+        let dependentAlias = navigation.targetHoldsForeignKey ? targetAlias : sourceAlias
+        let principalAlias = navigation.targetHoldsForeignKey ? sourceAlias : targetAlias
+        let principal = navigation.association.principal
+        return zip(fk.columns, principal.keyProperties).map { column, key in
+            SQL.column(dependentAlias, column) + " = " + SQL.column(principalAlias, key.columnName)
+        }.joined(separator: " AND ")
+    }
+}
