@@ -1,0 +1,92 @@
+import CSQLite
+
+/// One SQLite connection. Not thread-safe: the gateway keeps one per worker thread.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    /// Bounded so that a stream of distinct statements cannot grow memory without end.
+    private let statementCacheLimit = 256
+
+    public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: message + " (\(path))")
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        // Writers wait for each other rather than failing at once.
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Applies the connection settings every gateway connection uses.
+    /// WAL lets readers run beside one writer; synchronous=FULL makes a committed (and so
+    /// acknowledged) write survive a crash of the process or the machine.
+    public func configureForService() throws(SQLiteError) {
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=FULL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    func error(code: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs one or more statements that take no parameters (DDL, pragmas).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: rc, message: text, sql: sql)
+        }
+    }
+
+    /// A statement prepared once per connection and reused: the same SQL text gives the same statement.
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try Statement(database: self, sql: sql)
+        if statementCache.count >= statementCacheLimit { statementCache.removeAll(keepingCapacity: true) }
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// A statement prepared for one use.
+    public func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` inside one transaction: it commits whole or rolls back whole.
+    /// `immediate` takes the write lock at the start, so that two writers never deadlock on an upgrade.
+    public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Every row of a query, uncached (for one-off statements such as seeding and checks).
+    public func rows(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
+        try makeStatement(sql).rows(values)
+    }
+}

@@ -1,0 +1,29 @@
+import CSQLite
+
+/// An error reported by SQLite, with its result code and message.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+    /// The statement that failed, for logs only: it never reaches a client.
+    public let sql: String?
+
+    public init(code: Int32, message: String, sql: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (extended codes carry it in the low byte).
+    public var primaryCode: Int32 { code & 0xFF }
+
+    public var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
+    // SQLITE_CONSTRAINT_FOREIGNKEY (787) is a macro expression Swift does not import.
+    public var isForeignKeyViolation: Bool { code == 787 }
+    public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+
+    public var description: String {
+        var text = "SQLite error \(code): \(message)"
+        if let sql { text += " in <\(sql)>" }
+        return text
+    }
+}

@@ -1,0 +1,104 @@
+import CSQLite
+
+/// A prepared statement. Owned by one `Database`, used by one thread at a time.
+public final class Statement {
+    private let handle: OpaquePointer
+    private unowned let database: Database
+    public let sql: String
+
+    init(database: Database, sql: String) throws(SQLiteError) {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw database.error(code: rc, sql: sql)
+        }
+        self.handle = statement
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// Clears earlier bindings and binds `values` to the statement's `?` parameters in order.
+    public func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
+            case .real(let d): rc = sqlite3_bind_double(handle, index, d)
+            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .blob(let bytes):
+                rc = bytes.withUnsafeBytes { raw in
+                    sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+                }
+            }
+            guard rc == SQLITE_OK else { throw database.error(code: rc, sql: sql) }
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    public func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = database.error(code: rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement so that it can run again (and releases its read snapshot).
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
+    public func value(at column: Int) -> SQLValue {
+        let index = Int32(column)
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default:
+            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        }
+    }
+
+    /// Runs the statement and returns every row, each as its column values.
+    public func rows(_ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
+        try bind(values)
+        defer { reset() }
+        var rows: [[SQLValue]] = []
+        let count = columnCount
+        while try step() {
+            var row: [SQLValue] = []
+            row.reserveCapacity(count)
+            for column in 0..<count { row.append(value(at: column)) }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// Runs a statement that returns no rows.
+    public func run(_ values: [SQLValue] = []) throws(SQLiteError) {
+        try bind(values)
+        defer { reset() }
+        while try step() {}
+    }
+
+    /// The plan SQLite chooses for this statement (EXPLAIN QUERY PLAN), one line per step.
+    public var queryPlanSQL: String { "EXPLAIN QUERY PLAN " + sql }
+}
