@@ -1,0 +1,238 @@
+import EDM
+import ODataURI
+
+/// Reads entities with SQL: one statement for the addressed entities, one for their count,
+/// and one per `$expand` level, whatever the number of rows.
+public struct EntityReader {
+    public let database: Database
+
+    public init(database: Database) { self.database = database }
+
+    // MARK: - Entities of a path
+
+    public func page(_ query: EntityQuery) throws -> EntityPage {
+        let type = query.path.targetType
+        var context = SQLBuildContext()
+        var select = type.columnNames.map { SQL.column(context.rootAlias, $0) }
+        var orderTerms: [String] = []
+        for (index, item) in query.orderBy.enumerated() {
+            let alias = "__o\(index)"
+            select.append(ExpressionTranslator.sql(for: item.expression, in: &context) + " AS " + alias)
+            orderTerms.append(alias + (item.descending ? " DESC" : " ASC"))
+        }
+        // Ties are broken by the key, so that the order, and so paging, is stable.
+        for key in type.keyProperties {
+            orderTerms.append(SQL.column(context.rootAlias, key.columnName) + " ASC")
+        }
+
+        var conditions = whereConditions(query, in: &context)
+        if let token = query.skipToken {
+            conditions.append(afterCondition(token, query: query, in: &context))
+        }
+
+        var sql = "SELECT " + select.joined(separator: ", ") + " FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
+        var tail = ""
+        if !conditions.isEmpty { tail += " WHERE " + conditions.joined(separator: " AND ") }
+        tail += " ORDER BY " + orderTerms.joined(separator: ", ")
+
+        // Read one row past the page to learn whether there is more.
+        var limit: Int?
+        var pageLimit: Int?
+        if let top = query.top { limit = top }
+        if let pageSize = query.pageSize, pageSize < (limit ?? Int.max) {
+            pageLimit = pageSize
+            limit = pageSize + 1
+        }
+        var tailParameters: [SQLValue] = []
+        if let limit {
+            tail += " LIMIT ?"
+            tailParameters.append(.integer(Int64(limit)))
+        } else if query.skip != nil {
+            tail += " LIMIT -1"
+        }
+        if let skip = query.skip, query.skipToken == nil, skip > 0 {
+            tail += " OFFSET ?"
+            tailParameters.append(.integer(Int64(skip)))
+        }
+        if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
+        sql += tail
+
+        let statement = try database.cachedStatement(sql)
+        try statement.bind(context.parameters + tailParameters)
+        defer { statement.reset() }
+        var records: [EntityRecord] = []
+        var lastOrderValues: [SQLValue] = []
+        let columnCount = type.columnCount
+        var hasMore = false
+        while try statement.step() {
+            if let pageLimit, records.count == pageLimit {
+                hasMore = true
+                break
+            }
+            var values: [SQLValue] = []
+            values.reserveCapacity(columnCount)
+            for column in 0..<columnCount { values.append(statement.value(at: column)) }
+            records.append(EntityRecord(type: type, values: values))
+            if !query.orderBy.isEmpty {
+                lastOrderValues = (0..<query.orderBy.count).map { statement.value(at: columnCount + $0) }
+            }
+        }
+        var nextToken: [EDMValue]?
+        if hasMore, let last = records.last {
+            nextToken = lastOrderValues.map(EntityReader.tokenValue) + last.keyValues
+        }
+        return EntityPage(records: records, nextSkipToken: nextToken)
+    }
+
+    /// The first entity the path addresses, or nil.
+    public func single(_ path: ResourcePath) throws -> EntityRecord? {
+        var query = EntityQuery(path: path)
+        query.top = 1
+        return try page(query).records.first
+    }
+
+    /// The number of entities the query addresses, ignoring paging (for `$count` and `$inlinecount`).
+    /// `$top` and `$skip` apply when `applyTopSkip` is set, as for the `$count` segment.
+    public func count(_ query: EntityQuery, applyTopSkip: Bool) throws -> Int {
+        let type = query.path.targetType
+        var context = SQLBuildContext()
+        let conditions = whereConditions(query, in: &context)
+        var inner = "SELECT 1 FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
+        if !context.joins.isEmpty { inner += " " + context.joins.joined(separator: " ") }
+        if !conditions.isEmpty { inner += " WHERE " + conditions.joined(separator: " AND ") }
+        var parameters = context.parameters
+        let sql: String
+        if applyTopSkip && (query.top != nil || query.skip != nil) {
+            inner += " LIMIT ? OFFSET ?"
+            parameters.append(.integer(Int64(query.top ?? -1)))
+            parameters.append(.integer(Int64(query.skip ?? 0)))
+            sql = "SELECT count(*) FROM (" + inner + ")"
+        } else {
+            sql = "SELECT count(*) FROM (" + inner + ")"
+        }
+        let rows = try database.cachedStatement(sql).rows(parameters)
+        if case .integer(let n)? = rows.first?.first { return Int(n) }
+        return 0
+    }
+
+    private func whereConditions(_ query: EntityQuery, in context: inout SQLBuildContext) -> [String] {
+        var conditions: [String] = []
+        if let scope = ScopeCondition.sql(for: query.path, alias: context.rootAlias, in: &context) {
+            conditions.append(scope)
+        }
+        if let filter = query.filter {
+            // A null (unknown) filter result excludes the row, as the spec's null semantics ask.
+            conditions.append("(" + ExpressionTranslator.sql(for: filter, in: &context) + ") IS 1")
+        }
+        return conditions
+    }
+
+    /// Rows strictly after the skip-token position in the query's order (order-by terms, then key).
+    /// SQLite sorts NULL first in ascending order; the comparisons follow that.
+    private func afterCondition(_ token: [EDMValue], query: EntityQuery, in context: inout SQLBuildContext) -> String {
+        let type = query.path.targetType
+        var terms: [(sql: String, descending: Bool)] = []
+        for item in query.orderBy {
+            terms.append((ExpressionTranslator.sql(for: item.expression, in: &context), item.descending))
+        }
+        for key in type.keyProperties {
+            terms.append((SQL.column(context.rootAlias, key.columnName), false))
+        }
+        var alternatives: [String] = []
+        for (index, term) in terms.enumerated() {
+            var parts: [String] = []
+            for previous in 0..<index {
+                parts.append(terms[previous].sql + " IS " + context.bind(SQLValue(token[previous])))
+            }
+            let value = SQLValue(token[index])
+            switch (value, term.descending) {
+            case (.null, false): parts.append(term.sql + " IS NOT NULL")
+            case (.null, true): parts.append("0")
+            case (_, false): parts.append(term.sql + " > " + context.bind(value))
+            case (_, true): parts.append("(" + term.sql + " < " + context.bind(value) + " OR " + term.sql + " IS NULL)")
+            }
+            alternatives.append("(" + parts.joined(separator: " AND ") + ")")
+        }
+        return "(" + alternatives.joined(separator: " OR ") + ")"
+    }
+
+    /// An order-by value as it goes into a skip token; its literal form tells its storage class.
+    private static func tokenValue(_ value: SQLValue) -> EDMValue {
+        switch value {
+        case .null: return .null
+        case .integer(let i): return .integer(i)
+        case .real(let d): return .double(d)
+        case .text(let s): return .string(s)
+        case .blob(let b): return .binary(b)
+        }
+    }
+
+    // MARK: - $expand
+
+    /// Attaches the related entities named by `nodes` to `records`: one query per node and level.
+    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode]) throws {
+        guard !records.isEmpty else { return }
+        for node in nodes {
+            let children = try expand(records, along: node.navigation)
+            if !node.children.isEmpty {
+                try expand(children, node.children)
+            }
+        }
+    }
+
+    /// Reads the targets of `nav` for every record, attaches them, and returns the distinct targets.
+    private func expand(_ records: [EntityRecord], along nav: NavigationProperty) throws -> [EntityRecord] {
+        let target = nav.target
+        let fk = nav.foreignKey
+        let principalKeyIndexes = nav.association.principal.keyProperties.map(\.columnIndex)
+        // The columns matched on the target side, and the values they must take, from the source side.
+        let targetIndexes: [Int]
+        let targetColumns: [String]
+        let sourceIndexes: [Int]
+        if nav.targetHoldsForeignKey {
+            targetIndexes = fk.columnIndexes
+            targetColumns = fk.columns
+            sourceIndexes = principalKeyIndexes
+        } else {
+            targetIndexes = principalKeyIndexes
+            targetColumns = target.keyProperties.map(\.columnName)
+            sourceIndexes = fk.columnIndexes
+        }
+
+        var seen = Set<[SQLValue]>()
+        var tuples: [[SQLValue]] = []
+        for record in records {
+            let tuple = record.columnValues(sourceIndexes)
+            if tuple.contains(.null) { continue }
+            if seen.insert(tuple).inserted { tuples.append(tuple) }
+        }
+
+        var children: [EntityRecord] = []
+        var byLink: [[SQLValue]: [EntityRecord]] = [:]
+        if !tuples.isEmpty {
+            let alias = "t0"
+            let sql = "SELECT " + target.columnNames.map { SQL.column(alias, $0) }.joined(separator: ", ")
+                + " FROM " + SQL.quote(target.tableName) + " AS " + alias
+                + " WHERE " + KeyList.membership(columns: targetColumns, alias: alias)
+                + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
+            let statement = try database.cachedStatement(sql)
+            try statement.bind([.text(KeyList.json(tuples))])
+            defer { statement.reset() }
+            let columnCount = target.columnCount
+            while try statement.step() {
+                var values: [SQLValue] = []
+                values.reserveCapacity(columnCount)
+                for column in 0..<columnCount { values.append(statement.value(at: column)) }
+                let child = EntityRecord(type: target, values: values)
+                children.append(child)
+                byLink[child.columnValues(targetIndexes), default: []].append(child)
+            }
+        }
+
+        for record in records {
+            let related = byLink[record.columnValues(sourceIndexes)] ?? []
+            record.expansions[nav.name] = nav.isCollection ? .collection(related) : .single(related.first)
+        }
+        return children
+    }
+}

@@ -1,0 +1,32 @@
+import EDM
+
+/// One entity as read from its table: every stored column, and the related entities that
+/// `$expand` attached to it. A reference type because one related entity may be shared by
+/// several parents (many PersonCars, one Car) and is expanded once.
+public final class EntityRecord {
+    public enum Expansion {
+        case single(EntityRecord?)
+        case collection([EntityRecord])
+    }
+
+    public let type: EntityType
+    /// Column values in the type's stored-column order (properties, then hidden foreign keys).
+    public let values: [SQLValue]
+    public var expansions: [String: Expansion] = [:]
+
+    public init(type: EntityType, values: [SQLValue]) {
+        self.type = type
+        self.values = values
+    }
+
+    public func value(of property: Property) -> EDMValue {
+        EDMValue(values[property.columnIndex], as: property.type)
+    }
+
+    public var keyValues: [EDMValue] { type.keyProperties.map { value(of: $0) } }
+
+    /// The stored values of the key columns, for matching related rows.
+    var keyColumnValues: [SQLValue] { type.keyProperties.map { values[$0.columnIndex] } }
+
+    func columnValues(_ indexes: [Int]) -> [SQLValue] { indexes.map { values[$0] } }
+}

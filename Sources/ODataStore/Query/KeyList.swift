@@ -1,0 +1,56 @@
+/// A list of key tuples passed to SQLite as one JSON parameter and unpacked with json_each,
+/// so that `$expand` runs one cached statement per level whatever the number of parents.
+enum KeyList {
+    /// `col IN (SELECT value FROM json_each(?))`, or the row-value form for composite keys.
+    static func membership(columns: [String], alias: String) -> String {
+        if columns.count == 1 {
+            return SQL.column(alias, columns[0]) + " IN (SELECT value FROM json_each(?))"
+        }
+        let left = "(" + columns.map { SQL.column(alias, $0) }.joined(separator: ", ") + ")"
+        let parts = columns.indices.map { "json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
+        return left + " IN (SELECT " + parts + " FROM json_each(?))"
+    }
+
+    /// The JSON text of the tuples: `[1,2,3]`, or `[[1,"a"],[2,"b"]]` for composite keys.
+    static func json(_ tuples: [[SQLValue]]) -> String {
+        var text = "["
+        for (index, tuple) in tuples.enumerated() {
+            if index > 0 { text += "," }
+            if tuple.count == 1 {
+                append(tuple[0], to: &text)
+            } else {
+                text += "["
+                for (i, value) in tuple.enumerated() {
+                    if i > 0 { text += "," }
+                    append(value, to: &text)
+                }
+                text += "]"
+            }
+        }
+        return text + "]"
+    }
+
+    private static func append(_ value: SQLValue, to text: inout String) {
+        switch value {
+        case .null: text += "null"
+        case .integer(let i): text += String(i)
+        case .real(let d): text += d.isFinite ? String(d) : "null"
+        case .text(let s):
+            text += "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            text += "\""
+        case .blob:
+            // Binary keys cannot be matched through JSON; they match nothing rather than something wrong.
+            text += "null"
+        }
+    }
+}

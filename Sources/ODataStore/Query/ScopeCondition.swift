@@ -1,0 +1,50 @@
+import EDM
+import ODataURI
+
+/// The WHERE condition that restricts a table to the entities a resource path addresses.
+/// `Person(1)/PersonCar` becomes `t0.fk = ?`; longer paths nest `IN (SELECT ...)` subqueries,
+/// which SQLite answers through the primary-key and foreign-key indexes.
+enum ScopeCondition {
+    static func sql(for path: ResourcePath, alias: String, in context: inout SQLBuildContext, depth: Int = 0) -> String? {
+        let last = path.segments[path.segments.count - 1]
+        let type = last.targetType
+        var conditions: [String] = []
+        if let key = last.key {
+            conditions.append(keyCondition(type.keyProperties.map(\.columnName), alias: alias, values: key.map(SQLValue.init), in: &context))
+        }
+        if case .navigation(let nav, _) = last, let parent = path.parent {
+            conditions.append(linkCondition(nav, parent: parent, alias: alias, in: &context, depth: depth))
+        }
+        return conditions.isEmpty ? nil : conditions.joined(separator: " AND ")
+    }
+
+    static func keyCondition(_ columns: [String], alias: String, values: [SQLValue], in context: inout SQLBuildContext) -> String {
+        zip(columns, values).map { column, value in
+            SQL.column(alias, column) + " = " + context.bind(value)
+        }.joined(separator: " AND ")
+    }
+
+    /// Rows at `alias` that `nav` reaches from the entities of `parent`.
+    private static func linkCondition(_ nav: NavigationProperty, parent: ResourcePath, alias: String,
+                                      in context: inout SQLBuildContext, depth: Int) -> String {
+        let fk = nav.foreignKey
+        let principalKey = nav.association.principal.keyProperties.map(\.columnName)
+        let (localColumns, parentColumns) = nav.targetHoldsForeignKey ? (fk.columns, principalKey) : (principalKey, fk.columns)
+
+        // Following a navigation from one entity addressed by its key needs no subquery when the
+        // key is what the foreign key holds.
+        if parent.segments.count == 1, let key = parent.lastKey, nav.targetHoldsForeignKey {
+            return keyCondition(localColumns, alias: alias, values: key.map(SQLValue.init), in: &context)
+        }
+        let parentAlias = "s" + String(depth + 1)
+        let parentType = parent.targetType
+        let selected = parentColumns.map { SQL.column(parentAlias, $0) }.joined(separator: ", ")
+        var subquery = "SELECT " + selected + " FROM " + SQL.quote(parentType.tableName) + " AS " + parentAlias
+        if let condition = sql(for: parent, alias: parentAlias, in: &context, depth: depth + 1) {
+            subquery += " WHERE " + condition
+        }
+        let local = localColumns.map { SQL.column(alias, $0) }
+        let left = local.count == 1 ? local[0] : "(" + local.joined(separator: ", ") + ")"
+        return left + " IN (" + subquery + ")"
+    }
+}

@@ -1,0 +1,53 @@
+import EDM
+
+/// Parses the key predicate of `Set(...)`: `1` for a single key, `a=1,b='x'` for any key.
+enum KeyPredicateParser {
+    static func parse(_ text: Substring, for type: EntityType, segment: String) throws(URIError) -> [EDMValue] {
+        let keys = type.keyProperties
+        let parts = LiteralParser.splitOutsideQuotes(text)
+        if keys.count == 1, parts.count == 1, !isNamed(parts[0], keys[0].name) {
+            return [try typed(String(parts[0]), keys[0], segment: segment)]
+        }
+        guard parts.count == keys.count else {
+            throw .badRequest("the key predicate of '\(segment)' has \(parts.count) value(s); \(type.name) has a key of \(keys.count): \(keys.map(\.name).joined(separator: ", "))")
+        }
+        var values: [EDMValue?] = Array(repeating: nil, count: keys.count)
+        for part in parts {
+            guard let equals = part.firstIndex(of: "=") else {
+                throw .badRequest("the key predicate of '\(segment)' must name each key property (name=value)")
+            }
+            let name = part[..<equals].trimmingSpaces
+            guard let index = keys.firstIndex(where: { $0.name == name }) else {
+                throw .badRequest("'\(name)' in the key predicate of '\(segment)' is not a key property of \(type.name)")
+            }
+            guard values[index] == nil else { throw .badRequest("key property '\(name)' appears twice in '\(segment)'") }
+            values[index] = try typed(String(part[part.index(after: equals)...].trimmingSpaces), keys[index], segment: segment)
+        }
+        return values.map { $0! }
+    }
+
+    private static func isNamed(_ part: Substring, _ name: String) -> Bool {
+        guard let equals = part.firstIndex(of: "="), !part.hasPrefix("'") else { return false }
+        return part[..<equals].trimmingSpaces == name
+    }
+
+    private static func typed(_ text: String, _ key: Property, segment: String) throws(URIError) -> EDMValue {
+        let value: EDMValue
+        do {
+            value = try LiteralParser.parse(text, as: key.type)
+        } catch {
+            throw .badRequest("invalid key in '\(segment)': '\(text)' is not a valid \(key.type.name) literal for \(key.name)")
+        }
+        if value.isNull { throw .badRequest("invalid key in '\(segment)': a key value cannot be null") }
+        return value
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,29 @@
+import EDM
+
+/// A request URI resolved against the model: what it addresses and with which options.
+/// The processor dispatches on `resource`; the serializers read `options`.
+public struct UriInfo: Sendable {
+    public enum Resource: Sendable {
+        case serviceDocument
+        case metadata
+        case batch
+        /// A collection of entities: `Set` or `Set(key)/CollectionNav`.
+        case entityCollection(ResourcePath)
+        /// One entity: `Set(key)`, `Set(key)/Nav(key)`, or a single-valued navigation.
+        case entity(ResourcePath)
+        /// `Set(key)/Prop`, or with `/$value` its raw value.
+        case property(ResourcePath, Property, rawValue: Bool)
+        /// `Set/$count` or `Set(key)/Nav/$count`: the number of addressed entities.
+        case count(ResourcePath)
+        /// `Set(key)/$links/Nav` or `Set(key)/$links/Nav(key)`: the links from the source entity.
+        case links(source: ResourcePath, navigation: NavigationProperty, targetKey: [EDMValue]?)
+    }
+
+    public let resource: Resource
+    public let options: QueryOptions
+
+    public init(resource: Resource, options: QueryOptions) {
+        self.resource = resource
+        self.options = options
+    }
+}
