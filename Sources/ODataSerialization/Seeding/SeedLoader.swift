@@ -86,7 +86,7 @@ public struct SeedLoader {
             guard let b = raw as? Bool else { throw fail() }
             return .boolean(b)
         case .byte, .sByte, .int16, .int32, .int64:
-            if let n = raw as? NSNumber, !(raw is Bool), let i = Int64(exactly: n.doubleValue) { return .integer(i) }
+            if let n = raw as? NSNumber, let i = Int64(exactly: n.doubleValue) { return .integer(i) }
             if let s = raw as? String, let i = Int64(s) { return .integer(i) }
             throw fail()
         case .double, .single:

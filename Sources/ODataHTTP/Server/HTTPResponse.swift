@@ -1,0 +1,20 @@
+/// A response to send: status, header fields and body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int, contentType: String, body: [UInt8], headers: [(String, String)] = []) {
+        self.init(status: status, headers: [("Content-Type", contentType)] + headers, body: body)
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}

@@ -1,0 +1,170 @@
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each polling with epoll and
+/// calling the handler synchronously. Keep-alive, pipelining and `Expect: 100-continue` are
+/// libmicrohttpd's.
+public final class HTTPServer: @unchecked Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        /// 0 picks a free port; `start()` returns the one bound.
+        public var port: UInt16 = 8080
+        public var threads = 2
+        /// Bodies larger than this are refused with 413 before they are read.
+        public var maxBodySize = 10 * 1024 * 1024
+        public var connectionTimeoutSeconds: UInt32 = 30
+        public var connectionLimit: UInt32 = 1024
+
+        public init() {}
+    }
+
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    let configuration: Configuration
+    let handler: Handler
+    private var daemon: OpaquePointer?
+
+    public init(configuration: Configuration, handler: @escaping Handler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    deinit { stop() }
+
+    /// Starts listening and returns the bound port.
+    public func start() throws -> UInt16 {
+        var storage = sockaddr_storage()
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        let host = configuration.host
+        let length: Int
+        if host.contains(":") {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = configuration.port.bigEndian
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { throw StartError(description: "invalid IPv6 address \(host)") }
+            withUnsafeBytes(of: address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            flags |= MHD_USE_IPv6.rawValue
+            length = MemoryLayout<sockaddr_in6>.size
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = configuration.port.bigEndian
+            let name = host == "localhost" ? "127.0.0.1" : host
+            guard inet_pton(AF_INET, name, &address.sin_addr) == 1 else { throw StartError(description: "invalid IPv4 address \(host)") }
+            withUnsafeBytes(of: address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            length = MemoryLayout<sockaddr_in>.size
+        }
+        _ = length
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        daemon = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                cmhd_start_daemon(
+                    flags, address,
+                    accessHandler, context,
+                    requestCompleted, context,
+                    uriLogger, context,
+                    UInt32(max(1, configuration.threads)),
+                    configuration.connectionTimeoutSeconds,
+                    64 * 1024,
+                    configuration.connectionLimit)
+            }
+        }
+        guard let daemon else {
+            throw StartError(description: "cannot listen on \(host):\(configuration.port) (\(String(cString: strerror(errno))))")
+        }
+        return cmhd_bound_port(daemon)
+    }
+
+    /// Stops accepting, finishes the requests in flight and joins the worker threads.
+    public func stop() {
+        if let daemon {
+            MHD_stop_daemon(daemon)
+            self.daemon = nil
+        }
+    }
+
+    fileprivate func respond(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+        let body = response.body
+        let mhdResponse = body.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY
+        }
+        guard let mhdResponse else { return MHD_Result.NO }
+        for (name, value) in response.headers {
+            MHD_add_response_header(mhdResponse, name, value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        MHD_destroy_response(mhdResponse)
+        return result
+    }
+}
+
+/// What the server knows of one request while libmicrohttpd feeds it in.
+private final class RequestState {
+    let target: String
+    var started = false
+    var headers: [String: String] = [:]
+    var body: [UInt8] = []
+    var tooLarge = false
+
+    init(target: String) { self.target = target }
+}
+
+/// Called first for every request, with the raw target before libmicrohttpd decodes it; the
+/// state it returns rides along as the request's context pointer.
+private let uriLogger: cmhd_uri_log_callback = { _, uri, _ in
+    let target = uri.map { String(cString: $0) } ?? "/"
+    return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { _, _, context, _ in
+    guard let context, let pointer = context.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(pointer).release()
+    context.pointee = nil
+}
+
+private let headerCollector: MHD_KeyValueIterator = { context, _, key, value in
+    guard let context, let key else { return MHD_Result.YES }
+    let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
+    let name = String(cString: key).lowercased()
+    if state.headers[name] == nil {
+        state.headers[name] = value.map { String(cString: $0) } ?? ""
+    }
+    return MHD_Result.YES
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, context in
+    guard let cls, let connection, let context, let pointer = context.pointee, let uploadSize else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+
+    if !state.started {
+        state.started = true
+        MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
+        if let length = state.headers["content-length"].flatMap(Int.init), length > server.configuration.maxBodySize {
+            return server.respond(connection, server.handler(HTTPRequest(method: "$TOO_LARGE", target: state.target, headers: state.headers)))
+        }
+        return MHD_Result.YES
+    }
+    if uploadSize.pointee > 0 {
+        let size = uploadSize.pointee
+        if state.body.count + size > server.configuration.maxBodySize {
+            state.tooLarge = true
+            state.body = []
+        } else if let uploadData, !state.tooLarge {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+            }
+        }
+        uploadSize.pointee = 0
+        return MHD_Result.YES
+    }
+    let methodName = state.tooLarge ? "$TOO_LARGE" : (method.map { String(cString: $0) } ?? "GET")
+    let request = HTTPRequest(method: methodName, target: state.target, headers: state.headers, body: state.body)
+    return server.respond(connection, server.handler(request))
+}

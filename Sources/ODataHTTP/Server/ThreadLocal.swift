@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value per thread, created on first use in that thread and released when the thread ends.
+/// The gateway keeps one SQLite connection per server worker thread this way.
+public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
+    private var key = pthread_key_t()
+    private let make: () throws -> Value
+
+    public init(_ make: @escaping () throws -> Value) {
+        self.make = make
+        pthread_key_create(&key) { pointer in
+            // Runs when a thread that holds a value exits.
+            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+        }
+    }
+
+    deinit { pthread_key_delete(key) }
+
+    public func get() throws -> Value {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as! Value
+        }
+        let value = try make()
+        pthread_setspecific(key, Unmanaged.passRetained(value as AnyObject).toOpaque())
+        return value
+    }
+}

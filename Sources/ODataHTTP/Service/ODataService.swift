@@ -1,0 +1,134 @@
+import EDM
+import Foundation
+import Logging
+import ODataSerialization
+import ODataStore
+import ODataURI
+
+/// The OData service: it turns an HTTP request into a `UriInfo`, runs it against SQLite and
+/// writes the response. It holds no per-request state; each server thread has its own
+/// SQLite connection.
+public final class ODataService: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// The path of the service root, e.g. `/CarDealer.svc`.
+        public var rootPath = "/CarDealer.svc"
+        /// The server page size of sets whose schema sets none.
+        public var defaultPageSize = 200
+        public var limits = QueryLimits()
+        /// Used for absolute URIs when a request carries no Host header.
+        public var fallbackHost = "127.0.0.1:8080"
+
+        public init() {}
+    }
+
+    public let model: EntityModel
+    public let configuration: Configuration
+    public let databasePath: String
+    let logger: Logger
+    let uriParser: UriParser
+    let metadataXML: [UInt8]
+    private let connections: ThreadLocal<Database>
+
+    public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger) {
+        self.model = model
+        self.configuration = configuration
+        self.databasePath = databasePath
+        self.logger = logger
+        self.uriParser = UriParser(model: model, limits: configuration.limits)
+        self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
+        self.connections = ThreadLocal {
+            let database = try Database(path: databasePath)
+            try database.configureForService()
+            return database
+        }
+    }
+
+    /// The connection of the calling thread.
+    func database() throws -> Database { try connections.get() }
+
+    /// Handles one request; every failure becomes an OData error response.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            return try route(request)
+        } catch let error as ServiceError {
+            return errorResponse(error, request: request)
+        } catch let error as URIError {
+            return errorResponse(ServiceError(error), request: request)
+        } catch let error as SQLiteError where error.isBusy {
+            return errorResponse(ServiceError(status: 503, code: "ServiceUnavailable",
+                                              message: "The database is busy; retry the request.", detail: error.description), request: request)
+        } catch {
+            return errorResponse(.internalError(detail: String(describing: error)), request: request)
+        }
+    }
+
+    private func route(_ request: HTTPRequest) throws -> HTTPResponse {
+        if request.method == "$TOO_LARGE" {
+            throw ServiceError(status: 413, code: "PayloadTooLarge", message: "The request body is larger than the limit of this service.")
+        }
+        let path = request.path
+        let root = configuration.rootPath
+        guard path.hasPrefix(root), path.count == root.count || path.dropFirst(root.count).first == "/" else {
+            throw ServiceError.notFound("there is no service at '\(path)'; the service root is \(root)/")
+        }
+        var relative = path.dropFirst(root.count)
+        if relative.first == "/" { relative = relative.dropFirst() }
+        let info = try uriParser.parse(path: relative, query: request.query)
+        let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header("DataServiceVersion"),
+                                                             maxDataServiceVersion: request.header("MaxDataServiceVersion"))
+        var method = request.method
+        if method == "POST", let tunnelled = request.header("X-HTTP-Method")?.uppercased() {
+            guard ["MERGE", "PATCH", "PUT", "DELETE"].contains(tunnelled) else {
+                throw ServiceError.badRequest("X-HTTP-Method '\(tunnelled)' cannot be tunnelled through POST")
+            }
+            method = tunnelled
+        }
+        let context = RequestContext(request: request, info: info, serviceRoot: serviceRoot(for: request), maxVersion: maxVersion)
+        switch method {
+        case "GET", "HEAD":
+            return try read(context)
+        case "POST", "PUT", "MERGE", "PATCH", "DELETE":
+            return try write(context, method: method)
+        default:
+            throw ServiceError.methodNotAllowed("the method \(method) is not supported", allow: "GET, HEAD, POST, PUT, MERGE, PATCH, DELETE")
+        }
+    }
+
+    /// `http://host/CarDealer.svc/`, from the Host header the client used.
+    func serviceRoot(for request: HTTPRequest) -> String {
+        let host = request.header("Host").flatMap { $0.isEmpty ? nil : $0 } ?? configuration.fallbackHost
+        return "http://" + host + configuration.rootPath + "/"
+    }
+
+    func errorResponse(_ error: ServiceError, request: HTTPRequest) -> HTTPResponse {
+        if error.status >= 500 {
+            logger.error("\(request.method) \(request.target) -> \(error.status): \(error.detail ?? error.message)")
+        } else {
+            logger.debug("\(request.method) \(request.target) -> \(error.status): \(error.message)")
+        }
+        let ranges = ContentNegotiation.acceptedRanges(request.header("Accept"))
+        let wantsXML = !ContentNegotiation.accepts(ranges, "application/json")
+            && (ContentNegotiation.accepts(ranges, "application/xml") || ranges.contains("application/atom+xml"))
+        var headers = error.headers + [("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache")]
+        let body: [UInt8]
+        if wantsXML {
+            headers.insert(("Content-Type", "application/xml;charset=utf-8"), at: 0)
+            body = Array(ErrorSerializer.xml(code: error.code, message: error.message).utf8)
+        } else {
+            headers.insert(("Content-Type", "application/json;charset=utf-8"), at: 0)
+            body = ErrorSerializer.json(code: error.code, message: error.message)
+        }
+        return HTTPResponse(status: error.status, headers: headers, body: body)
+    }
+}
+
+/// What every processing step of one request needs to know.
+struct RequestContext {
+    let request: HTTPRequest
+    let info: UriInfo
+    let serviceRoot: String
+    /// The request's MaxDataServiceVersion (major), 2 when it sent none.
+    let maxVersion: Int
+
+    var uris: EntityURIs { EntityURIs(serviceRoot: serviceRoot) }
+}

@@ -1,0 +1,182 @@
+import EDM
+import Foundation
+import ODataSerialization
+import ODataStore
+import ODataURI
+
+/// GET: the service document, `$metadata`, entities, properties, counts and links.
+extension ODataService {
+    func read(_ context: RequestContext) throws -> HTTPResponse {
+        let info = context.info
+        let options = info.options
+        switch info.resource {
+        case .serviceDocument:
+            switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header("Accept")) {
+            case .json: return ok(ServiceDocumentSerializer.json(for: model), type: "application/json;charset=utf-8", version: .v1)
+            default:
+                let xml = ServiceDocumentSerializer.atom(for: model, serviceRoot: context.serviceRoot)
+                return ok(Array(xml.utf8), type: "application/atomsvc+xml;charset=utf-8", version: .v1)
+            }
+
+        case .metadata:
+            return ok(metadataXML, type: "application/xml;charset=utf-8", version: .v2)
+
+        case .batch:
+            throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST")
+
+        case .entityCollection(let path):
+            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            return try readCollection(path, context: context)
+
+        case .entity(let path):
+            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            let reader = EntityReader(database: try database())
+            guard let record = try reader.single(path) else { throw notFound(path) }
+            try reader.expand([record], options.expand)
+            let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
+            try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+            let body = serializer(context, version).entityDocument(record, select: options.select)
+            return ok(body, type: "application/json;charset=utf-8", version: version, extra: etagHeader(record))
+
+        case .property(let path, let property, let raw):
+            let reader = EntityReader(database: try database())
+            guard let record = try reader.single(path) else { throw notFound(path) }
+            let value = record.value(of: property)
+            if raw {
+                guard !value.isNull else {
+                    throw ServiceError.notFound("the value of \(property.name) is null, so \(property.name)/$value has no content")
+                }
+                if case .binary(let bytes) = value {
+                    return ok(bytes, type: "application/octet-stream", version: .v1)
+                }
+                return ok(Array(RawValueFormatter.text(value, type: property.type).utf8), type: "text/plain;charset=utf-8", version: .v1)
+            }
+            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            return ok(serializer(context, .v1).propertyDocument(property, value: value), type: "application/json;charset=utf-8", version: .v1,
+                      extra: etagHeader(record))
+
+        case .count(let path):
+            try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
+            let reader = EntityReader(database: try database())
+            if path.segments.count > 1, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
+            let query = EntityQuery(path: path, options: options, pageSize: nil)
+            let count = try reader.count(query, applyTopSkip: true)
+            return ok(Array(String(count).utf8), type: "text/plain;charset=utf-8", version: .v2)
+
+        case .links(let source, let navigation, let targetKey):
+            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            return try readLinks(source: source, navigation: navigation, targetKey: targetKey, context: context)
+        }
+    }
+
+    private func readCollection(_ path: ResourcePath, context: RequestContext) throws -> HTTPResponse {
+        let options = context.info.options
+        let reader = EntityReader(database: try database())
+        let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
+        let query = EntityQuery(path: path, options: options, pageSize: pageSize)
+        let page = try reader.page(query)
+        if page.records.isEmpty, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
+        try reader.expand(page.records, options.expand)
+        let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false) : nil
+        let next = page.nextSkipToken.map { nextLink(context, token: $0, delivered: page.records.count) }
+        let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
+        try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+        let body = serializer(context, version).collectionDocument(page.records, select: options.select, count: count, next: next)
+        return ok(body, type: "application/json;charset=utf-8", version: version)
+    }
+
+    private func readLinks(source: ResourcePath, navigation: NavigationProperty, targetKey: [EDMValue]?,
+                           context: RequestContext) throws -> HTTPResponse {
+        let options = context.info.options
+        let reader = EntityReader(database: try database())
+        guard try reader.single(source) != nil else { throw notFound(source) }
+        let path = ResourcePath(segments: source.segments + [.navigation(navigation, key: targetKey)])
+        let single = !navigation.isCollection || targetKey != nil
+        var query = EntityQuery(path: path, options: options, pageSize: single ? nil : (path.targetSet.pageSize ?? configuration.defaultPageSize))
+        if single { query.top = 1 }
+        let page = try reader.page(query)
+        if single && page.records.isEmpty && targetKey != nil { throw notFound(path) }
+        let count = options.inlineCount == .allPages && !single ? try reader.count(query, applyTopSkip: false) : nil
+        let next = page.nextSkipToken.map { nextLink(context, token: $0, delivered: page.records.count) }
+        let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
+        try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+        let body = serializer(context, version).linksDocument(page.records, single: single, count: count, next: next)
+        return ok(body, type: "application/json;charset=utf-8", version: version)
+    }
+
+    /// The URI of the next page: the same request with `$skiptoken` set after the last entity
+    /// delivered, `$skip` dropped (the token already positions the page) and `$top` reduced by
+    /// what was delivered.
+    func nextLink(_ context: RequestContext, token: [EDMValue], delivered: Int) -> String {
+        var request = context.request.path.dropFirst(configuration.rootPath.count)
+        if request.first == "/" { request = request.dropFirst() }
+        var parts: [String] = []
+        for pair in context.request.query.split(separator: "&") where !pair.isEmpty {
+            let name = pair.prefix { $0 != "=" }
+            if ["$skiptoken", "$skip", "$top"].contains(name) { continue }
+            parts.append(String(pair))
+        }
+        if let top = context.info.options.top { parts.append("$top=\(top - delivered)") }
+        let literals = token.map { value -> String in
+            switch value {
+            case .integer(let i): return String(i) + "L"
+            case .double(let d): return String(d) + "d"
+            default: return LiteralFormatter.literal(value, type: .string)
+            }
+        }.joined(separator: ",")
+        parts.append("$skiptoken=" + QueryEscaping.escape(literals))
+        return context.serviceRoot + request + "?" + parts.joined(separator: "&")
+    }
+
+    func serializer(_ context: RequestContext, _ version: ResponseVersion) -> VerboseJSONSerializer {
+        VerboseJSONSerializer(uris: context.uris, version: version, etag: etagProvider)
+    }
+
+    /// The ETag of a record, when its type has one. The writes layer supplies it.
+    var etagProvider: ((EntityRecord) -> String?)? { nil }
+
+    func etagHeader(_ record: EntityRecord) -> [(String, String)] {
+        guard let provider = etagProvider, let tag = provider(record) else { return [] }
+        return [("ETag", tag)]
+    }
+
+    func notFound(_ path: ResourcePath) -> ServiceError {
+        let description = path.segments.map { segment -> String in
+            switch segment {
+            case .entitySet(let set, let key): return set.name + (key.map { "(" + LiteralFormatter.keyPredicate($0, of: set.entityType) + ")" } ?? "")
+            case .navigation(let nav, let key): return nav.name + (key.map { "(" + LiteralFormatter.keyPredicate($0, of: nav.target) + ")" } ?? "")
+            }
+        }.joined(separator: "/")
+        return .notFound("Resource not found for the segment '\(description)'.")
+    }
+
+    func ok(_ body: [UInt8], type: String, version: ResponseVersion, extra: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [
+            ("Content-Type", type),
+            ("DataServiceVersion", version.headerValue),
+            ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+        ] + extra, body: body)
+    }
+}
+
+/// Percent-encoding for a query option value: everything but unreserved characters and the
+/// quote and comma of literals.
+enum QueryEscaping {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        let hex = Array("0123456789ABCDEF")
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "'"), UInt8(ascii: ","):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out.append("%")
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+}

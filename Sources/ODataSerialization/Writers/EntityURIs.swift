@@ -1,0 +1,64 @@
+import EDM
+import ODataStore
+import ODataURI
+
+/// Absolute URIs of entities and their links, below one service root.
+public struct EntityURIs: Sendable {
+    /// The service root with a trailing slash, e.g. `http://host/CarDealer.svc/`.
+    public let serviceRoot: String
+
+    public init(serviceRoot: String) {
+        self.serviceRoot = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
+    }
+
+    /// `Set(key)` relative to the root.
+    public func relativeURI(of record: EntityRecord) -> String {
+        relativeURI(type: record.type, key: record.keyValues)
+    }
+
+    public func relativeURI(type: EntityType, key: [EDMValue]) -> String {
+        (type.entitySet?.name ?? type.name) + "(" + URIEscaping.escapeKey(LiteralFormatter.keyPredicate(key, of: type)) + ")"
+    }
+
+    public func uri(of record: EntityRecord) -> String { serviceRoot + relativeURI(of: record) }
+
+    public func uri(type: EntityType, key: [EDMValue]) -> String { serviceRoot + relativeURI(type: type, key: key) }
+}
+
+/// Percent-encoding of key predicates inside a URI path: what would end the segment or the
+/// path (`/`, `?`, `#`, `%`) and what is not a URI character (spaces, non-ASCII) is escaped.
+enum URIEscaping {
+    static func escapeKey(_ text: String) -> String {
+        var needs = false
+        for byte in text.utf8 where !isAllowed(byte) {
+            needs = true
+            break
+        }
+        guard needs else { return text }
+        var out = ""
+        let hex = Array("0123456789ABCDEF")
+        for byte in text.utf8 {
+            if isAllowed(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out.append("%")
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "'"), UInt8(ascii: "("),
+             UInt8(ascii: ")"), UInt8(ascii: "="), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "!"),
+             UInt8(ascii: "*"), UInt8(ascii: "$"), UInt8(ascii: ";"):
+            return true
+        default:
+            return false
+        }
+    }
+}

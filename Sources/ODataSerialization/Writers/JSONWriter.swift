@@ -1,0 +1,65 @@
+/// Appends JSON text straight to a byte buffer: no intermediate objects, no Foundation on the
+/// hot path. The caller writes structure; this type gets escaping and numbers right.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+
+    @inline(__always)
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    public mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    /// A JSON string with the escapes RFC 8259 requires; `/` is escaped only where asked
+    /// (the `\/Date(...)\/` form).
+    public mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                escape(byte)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `"name":`
+    public mutating func key(_ name: String) {
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    public mutating func integer(_ value: Int64) {
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func text(_ value: String) { bytes.append(contentsOf: value.utf8) }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): raw("\\\"")
+        case UInt8(ascii: "\\"): raw("\\\\")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
+        case 0x08: raw("\\b")
+        case 0x0C: raw("\\f")
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            raw("\\u00")
+            bytes.append(hex[Int(byte >> 4)])
+            bytes.append(hex[Int(byte & 0xF)])
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import EDM
+import ODataStore
+import ODataURI
+
+/// Writes responses in the verbose JSON format of OData V2 (MS-ODATA 2.2.6.3): everything
+/// inside `d`, `__metadata` on each entity, `__deferred` for navigation properties not expanded.
+public struct VerboseJSONSerializer {
+    public let uris: EntityURIs
+    public let version: ResponseVersion
+    /// Computes an entity's ETag, when its type has one.
+    public let etag: ((EntityRecord) -> String?)?
+
+    public init(uris: EntityURIs, version: ResponseVersion, etag: ((EntityRecord) -> String?)? = nil) {
+        self.uris = uris
+        self.version = version
+        self.etag = etag
+    }
+
+    // MARK: - Documents
+
+    /// `{"d": {entity}}`
+    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] {
+        var json = JSONWriter()
+        json.raw("{\"d\":")
+        entity(record, select: select, into: &json)
+        json.raw("}")
+        return json.bytes
+    }
+
+    /// `{"d": [...]}` in 1.0, `{"d": {"results": [...], "__count": "n", "__next": "..."}}` in 2.0.
+    public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) -> [UInt8] {
+        var json = JSONWriter(capacity: 512 * max(records.count, 1))
+        json.raw("{\"d\":")
+        if version == .v1 {
+            entityArray(records, select: select, into: &json)
+        } else {
+            json.raw("{\"results\":")
+            entityArray(records, select: select, into: &json)
+            if let count {
+                json.raw(",\"__count\":\"")
+                json.integer(Int64(count))
+                json.raw("\"")
+            }
+            if let next {
+                json.raw(",\"__next\":")
+                json.string(next)
+            }
+            json.raw("}")
+        }
+        json.raw("}")
+        return json.bytes
+    }
+
+    /// `{"d": {"name": value}}` for `Set(key)/Prop` (MS-ODATA 2.2.6.3.8).
+    public func propertyDocument(_ property: Property, value: EDMValue) -> [UInt8] {
+        var json = JSONWriter()
+        json.raw("{\"d\":{")
+        json.key(property.name)
+        json.value(value, type: property.type)
+        json.raw("}}")
+        return json.bytes
+    }
+
+    /// `{"d": {"uri": "..."}}` for a single link, or a collection of them (MS-ODATA 2.2.6.3.10).
+    public func linksDocument(_ records: [EntityRecord], single: Bool, count: Int?, next: String?) -> [UInt8] {
+        var json = JSONWriter()
+        json.raw("{\"d\":")
+        if single {
+            if let record = records.first { link(record, into: &json) } else { json.raw("null") }
+        } else {
+            if version == .v2 { json.raw("{\"results\":") }
+            json.raw("[")
+            for (index, record) in records.enumerated() {
+                if index > 0 { json.raw(",") }
+                link(record, into: &json)
+            }
+            json.raw("]")
+            if version == .v2 {
+                if let count {
+                    json.raw(",\"__count\":\"")
+                    json.integer(Int64(count))
+                    json.raw("\"")
+                }
+                if let next {
+                    json.raw(",\"__next\":")
+                    json.string(next)
+                }
+                json.raw("}")
+            }
+        }
+        json.raw("}")
+        return json.bytes
+    }
+
+    private func link(_ record: EntityRecord, into json: inout JSONWriter) {
+        json.raw("{\"uri\":")
+        json.string(uris.uri(of: record))
+        json.raw("}")
+    }
+
+    // MARK: - Entities
+
+    private func entityArray(_ records: [EntityRecord], select: SelectNode?, into json: inout JSONWriter) {
+        json.raw("[")
+        for (index, record) in records.enumerated() {
+            if index > 0 { json.raw(",") }
+            entity(record, select: select, into: &json)
+        }
+        json.raw("]")
+    }
+
+    public func entity(_ record: EntityRecord, select: SelectNode?, into json: inout JSONWriter) {
+        let type = record.type
+        let uri = uris.uri(of: record)
+        json.raw("{\"__metadata\":{\"uri\":")
+        json.string(uri)
+        json.raw(",\"type\":")
+        json.string(type.qualifiedName)
+        if let etag, let tag = etag(record) {
+            json.raw(",\"etag\":")
+            json.string(tag)
+        }
+        json.raw("}")
+        for property in type.properties where select?.includes(property: property.name) ?? true {
+            json.raw(",")
+            json.key(property.name)
+            json.value(record.value(of: property), type: property.type)
+        }
+        for nav in type.navigationProperties where select?.includes(navigation: nav.name) ?? true {
+            json.raw(",")
+            json.key(nav.name)
+            switch record.expansions[nav.name] {
+            case .single(let related)?:
+                if let related {
+                    entity(related, select: select?.child(nav.name), into: &json)
+                } else {
+                    json.raw("null")
+                }
+            case .collection(let related)?:
+                if version == .v2 { json.raw("{\"results\":") }
+                entityArray(related, select: select?.child(nav.name), into: &json)
+                if version == .v2 { json.raw("}") }
+            case nil:
+                json.raw("{\"__deferred\":{\"uri\":")
+                json.string(uri + "/" + nav.name)
+                json.raw("}}")
+            }
+        }
+        json.raw("}")
+    }
+}
