@@ -1,0 +1,744 @@
+#!/usr/bin/env python3
+"""Drive the CarDealer benchmark: data set, C ceiling, gateway, wrk, results.
+
+Normally started by Benchmarks/run.sh, which installs wrk and libmicrohttpd-dev, builds the gateway
+in release mode and the two small C programs, then runs this script. Everything talks to 127.0.0.1
+only; every load run is bounded in time; the servers are stopped on exit (and, through
+PR_SET_PDEATHSIG, even if this script is killed).
+
+Default mode: every scenario at each connection count, each figure also as a ratio to the
+libmicrohttpd ceiling measured in the same run (before and after the gateway, averaged), plus the
+raw SQLite insert rate for the write target. Growth mode (--growth): the same read scenarios at a
+small and a large scale, and peak RSS while a client pages through the whole Person set.
+"""
+
+import argparse
+import ctypes
+import datetime
+import http.client
+import json
+import os
+import platform
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+sys.dont_write_bytecode = True  # no __pycache__ next to the sources
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generate_data  # noqa: E402  (the generator lives next to this script)
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_DIR = os.path.dirname(BENCH_DIR)
+WRK_DIR = os.path.join(BENCH_DIR, "wrk")
+
+# name, wrk script, BENCH_PATH ("{n}" = random generated person), kind, success statuses
+FILTER_LAST_NAME = "Samson"
+SCENARIOS = [
+    ("Person(n)", "get.lua", "Person({n})", "read"),
+    ("Person?$top=20", "get.lua", "Person?$top=20", "read"),
+    ("Person(n)?$expand=PersonCar,PersonCar/Car", "get.lua",
+     "Person({n})?$expand=PersonCar,PersonCar/Car", "read"),
+    (f"Person?$filter=lastName eq '{FILTER_LAST_NAME}'&$orderby=firstName&$top=20"
+     "&$inlinecount=allpages", "get.lua",
+     f"Person?$filter=lastName%20eq%20'{FILTER_LAST_NAME}'&$orderby=firstName&$top=20"
+     "&$inlinecount=allpages", "read"),
+    ("PersonCarMaintenance?$filter=PersonCar/Car/make eq 'Ford'&$top=50&$expand=Maintenance",
+     "get.lua",
+     "PersonCarMaintenance?$filter=PersonCar/Car/make%20eq%20'Ford'&$top=50&$expand=Maintenance",
+     "read"),
+    ("POST Person", "post_person.lua", "", "write"),
+    ("MERGE Person(n)", "merge_person.lua", "", "write"),
+    ("$batch (1 changeset, 10 changes)", "batch.lua", "", "write"),
+]
+SHORT_NAMES = {
+    "Person(n)": "key", "Person?$top=20": "top20",
+    "Person(n)?$expand=PersonCar,PersonCar/Car": "expand",
+}
+CEILING_PATH = "Person({n})"
+
+# Targets of issue 6 (2 cores, 1000 people, 16 connections, ratio to the ceiling).
+RATIO_TARGETS = [
+    ("Person(n)", 0.85),
+    ("Person?$top=20", 0.60),
+    ("Person(n)?$expand=PersonCar,PersonCar/Car", 0.50),
+    (SCENARIOS[3][0], 0.40),
+]
+P99_TARGET_MS = 10.0
+POST_TO_SQLITE_TARGET = 0.5
+GROWTH_TARGET = 1.5
+PAGING_RSS_TARGET_MB = 100
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def die_with_parent():
+    """Runs in each child before exec: it receives SIGTERM if this script dies."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Server:
+    """A server process that prints one 'Serving http://...' line once it listens."""
+
+    def __init__(self, name, command, log_path, startup_timeout=120):
+        self.name = name
+        self.command = command
+        self.log_path = log_path
+        self.log_file = open(log_path, "ab")
+        log(f"starting {name}: {' '.join(command)}")
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.log_file,
+                                        stdin=subprocess.DEVNULL, preexec_fn=die_with_parent,
+                                        cwd=REPO_DIR)
+        self.pid = self.process.pid
+        lines = queue.Queue()
+        threading.Thread(target=self._drain_stdout, args=(lines,), daemon=True).start()
+        deadline = time.monotonic() + startup_timeout
+        self.url = None
+        while self.url is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.stop()
+                raise RuntimeError(f"{name} printed no 'Serving' line within {startup_timeout}s "
+                                   f"(log: {log_path})")
+            try:
+                line = lines.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"{name} exited with status {self.process.returncode} "
+                                       f"before listening (log: {log_path})")
+                continue
+            if line is None:
+                continue
+            match = re.match(r"Serving (http://\S+)", line)
+            if match:
+                self.url = match.group(1)
+        parsed = urllib.parse.urlsplit(self.url)
+        self.host, self.port, self.root_path = parsed.hostname, parsed.port, parsed.path
+        log(f"{name} is serving {self.url} (pid {self.pid})")
+
+    def _drain_stdout(self, lines):
+        for raw in self.process.stdout:
+            text = raw.decode("utf-8", "replace").rstrip("\n")
+            lines.put(text)
+            self.log_file.write(raw)
+        lines.put(None)
+
+    def status(self):
+        """VmHWM and VmRSS in kB, from /proc."""
+        values = {}
+        try:
+            with open(f"/proc/{self.pid}/status") as status:
+                for line in status:
+                    if line.startswith(("VmHWM:", "VmRSS:")):
+                        key, value = line.split(":", 1)
+                        values[key] = int(value.split()[0])
+        except OSError:
+            pass
+        return values
+
+    def reset_peak_rss(self):
+        """Writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0+)."""
+        try:
+            with open(f"/proc/{self.pid}/clear_refs", "w") as clear_refs:
+                clear_refs.write("5")
+            return True
+        except OSError:
+            return False
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log_file.close()
+
+
+class Servers:
+    """Every server started, so that all of them are stopped however the run ends."""
+
+    def __init__(self):
+        self.running = []
+
+    def start(self, *args, **kwargs):
+        server = Server(*args, **kwargs)
+        self.running.append(server)
+        return server
+
+    def stop(self, server):
+        server.stop()
+        if server in self.running:
+            self.running.remove(server)
+
+    def stop_all(self):
+        for server in reversed(self.running):
+            server.stop()
+        self.running.clear()
+
+
+def run_wrk(url, script, path, people, connections, duration, threads, probe=False):
+    env = dict(os.environ, BENCH_WRK_DIR=WRK_DIR, BENCH_PATH=path, BENCH_PEOPLE=str(people))
+    if probe:
+        env["BENCH_PROBE"] = "1"
+        command = ["wrk", "-t1", "-c1", "-d1s", "--timeout", "10s"]
+    else:
+        command = ["wrk", f"-t{min(threads, connections)}", f"-c{connections}",
+                   f"-d{duration}s", "--timeout", "5s"]
+    command += ["-s", os.path.join(WRK_DIR, script), url]
+    completed = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, timeout=(duration if not probe else 1) + 60,
+                               preexec_fn=die_with_parent)
+    result, probes = None, []
+    for line in completed.stdout.splitlines():
+        if line.startswith("BENCH_RESULT "):
+            result = json.loads(line[len("BENCH_RESULT "):])
+        elif line.startswith("BENCH_PROBE "):
+            try:
+                probes.append(json.loads(line[len("BENCH_PROBE "):]))
+            except ValueError:
+                probes.append({"status": 0, "body": line[12:300]})
+    if result is None:
+        raise RuntimeError(f"wrk gave no result (exit {completed.returncode}): "
+                           f"{completed.stdout[-500:]}{completed.stderr[-500:]}")
+    seconds = result["duration_us"] / 1e6
+    result["rps"] = result["requests"] / seconds if seconds > 0 else 0.0
+    result["socket_errors"] = (result["connect_errors"] + result["read_errors"]
+                               + result["write_errors"] + result["timeouts"])
+    return result, probes
+
+
+def measure_ceiling(ceiling, args, connections_list=None):
+    figures = {}
+    for connections in connections_list or args.connections:
+        result, _ = run_wrk(ceiling.url + "CarDealer.svc/", "get.lua", CEILING_PATH, args.people,
+                            connections, args.duration, args.wrk_threads)
+        figures[connections] = result
+        log(f"  ceiling, {connections} connections: {result['rps']:.0f} req/s, "
+            f"p99 {result['p99_us'] / 1000:.2f} ms")
+    return figures
+
+
+def probe_summary(probes):
+    """The probe's verdict: ok when every status seen is 2xx."""
+    statuses = sorted({p["status"] for p in probes})
+    failures = [p for p in probes if not 200 <= p["status"] < 300]
+    note = ""
+    if not probes:
+        note = "no response to the probe"
+    elif failures:
+        first = failures[0]
+        body = re.sub(r"\s+", " ", first["body"])[:160]
+        note = f"HTTP {first['status']}: {body}"
+    return {"statuses": statuses, "ok": bool(probes) and not failures, "note": note,
+            "responses": probes}
+
+
+def run_scenario(gateway, name, script, path, kind, people, args, connections_list):
+    log(f"scenario {name}")
+    _, probes = run_wrk(gateway.url, script, path, people, 1, 1, 1, probe=True)
+    probe = probe_summary(probes)
+    if not probe["ok"]:
+        log(f"  probe: {probe['note'] or probe['statuses']}")
+    runs = []
+    for connections in connections_list:
+        reset = gateway.reset_peak_rss()
+        result, _ = run_wrk(gateway.url, script, path, people, connections, args.duration,
+                            args.wrk_threads)
+        memory = gateway.status()
+        result.update(connections=connections, peak_rss_kb=memory.get("VmHWM"),
+                      peak_rss_scope="scenario" if reset else "process")
+        result["ok"] = (probe["ok"] and result["non2xx"] == 0 and result["socket_errors"] == 0
+                        and result["requests"] > 0)
+        runs.append(result)
+        log(f"  {connections} connections: {result['rps']:.0f} req/s, p50 "
+            f"{result['p50_us'] / 1000:.2f} ms, p99 {result['p99_us'] / 1000:.2f} ms, "
+            f"non-2xx {result['non2xx']}, errors {result['socket_errors']}")
+        if not gateway.alive():
+            raise RuntimeError(f"the gateway exited during {name} (log: {gateway.log_path})")
+    return {"name": name, "kind": kind, "path": path or None, "script": script,
+            "probe": probe, "runs": runs}
+
+
+def prepare_database(args, people):
+    os.makedirs(args.data_dir, exist_ok=True)
+    cached = os.path.join(args.data_dir, f"people-{people}.sqlite")
+    counts, seconds = generate_data.generate_cached(cached, people, args.seed, args.gateway,
+                                                    args.schema)
+    working = os.path.join(args.data_dir, f"run-people-{people}.sqlite")
+    remove_database(working)
+    shutil.copyfile(cached, working)
+    return working, {"people": people, "seed": args.seed, "rows": counts,
+                     "generationSeconds": round(seconds, 1) or None}
+
+
+def remove_database(path):
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+
+
+def measure_sqlite_inserts(args, database):
+    scratch = os.path.join(args.data_dir, "sqlite-insert-scratch.sqlite")
+    remove_database(scratch)
+    shutil.copyfile(database, scratch)
+    try:
+        completed = subprocess.run(
+            [args.sqlite_insert, "--db", scratch, "--seconds", str(args.sqlite_seconds),
+             "--synchronous", args.synchronous, "--journal", args.journal],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            timeout=args.sqlite_seconds + 60)
+        if completed.returncode != 0:
+            raise RuntimeError(f"sqlite_insert failed: {completed.stderr.strip()}")
+        result = json.loads(completed.stdout)
+    finally:
+        remove_database(scratch)
+    log(f"raw SQLite: {result['rowsPerSecond']:.0f} one-row transactions/s "
+        f"(journal {result['journal']}, synchronous {result['synchronous']})")
+    return result
+
+
+def start_gateway(servers, args, database, label):
+    command = [args.gateway, "serve", "--schema", args.schema, "--seed", args.seed_dir,
+               "--db", database, "--host", "127.0.0.1", "--port", "0",
+               "--threads", str(args.threads)]
+    return servers.start(f"gateway ({label})", command,
+                         os.path.join(args.results_dir, f"{args.stamp}-gateway-{label}.log"))
+
+
+def start_ceiling(servers, args):
+    command = [args.ceiling, "--host", "127.0.0.1", "--port", "0", "--threads", str(args.threads)]
+    return servers.start("ceiling", command,
+                         os.path.join(args.results_dir, f"{args.stamp}-ceiling.log"))
+
+
+def average_ceiling(before, after):
+    combined = {}
+    for connections in before:
+        pair = [before[connections], after.get(connections, before[connections])]
+        combined[connections] = {
+            "rps": sum(r["rps"] for r in pair) / len(pair),
+            "rpsBefore": pair[0]["rps"], "rpsAfter": pair[1]["rps"],
+            "p50_us": pair[0]["p50_us"], "p99_us": pair[0]["p99_us"],
+        }
+    return combined
+
+
+# ---------------------------------------------------------------- default mode
+
+def benchmark(args, servers):
+    database, dataset = prepare_database(args, args.people)
+    sqlite_rate = measure_sqlite_inserts(args, database)
+
+    ceiling = start_ceiling(servers, args)
+    gateway = start_gateway(servers, args, database, f"{args.people}")
+    idle_rss = gateway.status()
+    run_wrk(ceiling.url + "CarDealer.svc/", "get.lua", CEILING_PATH, args.people, 16, 1,
+            args.wrk_threads)  # warm-up
+    log("ceiling (before)")
+    ceiling_before = measure_ceiling(ceiling, args)
+
+    scenarios = []
+    for name, script, path, kind in SCENARIOS:
+        if args.scenarios and not any(s.lower() in name.lower() for s in args.scenarios):
+            continue
+        scenarios.append(run_scenario(gateway, name, script, path, kind, args.people, args,
+                                      args.connections))
+    log("ceiling (after)")
+    ceiling_after = measure_ceiling(ceiling, args)
+    ceiling_figures = average_ceiling(ceiling_before, ceiling_after)
+    process_peak = gateway.status()
+    servers.stop_all()
+
+    for scenario in scenarios:
+        for run in scenario["runs"]:
+            reference = ceiling_figures[run["connections"]]["rps"]
+            run["ratio"] = run["rps"] / reference if run["ok"] and reference else None
+    results = {
+        "mode": "default", "dataset": dataset, "ceiling": ceiling_figures,
+        "sqliteInsert": sqlite_rate, "scenarios": scenarios,
+        "gatewayMemory": {"idleRssKb": idle_rss.get("VmRSS"),
+                          "processPeakRssKb": process_peak.get("VmHWM")},
+    }
+    results["targets"] = check_targets(results)
+    return results
+
+
+def find_run(results, name, connections):
+    for scenario in results["scenarios"]:
+        if scenario["name"] == name:
+            for run in scenario["runs"]:
+                if run["connections"] == connections:
+                    return run
+    return None
+
+
+def check_targets(results):
+    targets = []
+
+    def verdict(run, value, passed, goal, what):
+        if run is None:
+            state, value = "not run", None
+        elif not run["ok"]:
+            state, value = "failing requests", None
+        else:
+            state = "PASS" if passed else "FAIL"
+        targets.append({"target": what, "goal": goal, "value": value, "result": state})
+
+    for name, minimum in RATIO_TARGETS:
+        run = find_run(results, name, 16)
+        ratio = run.get("ratio") if run else None
+        verdict(run, ratio, ratio is not None and ratio >= minimum, f">= {minimum:.2f}",
+                f"{name} @16, ratio to ceiling")
+    run = find_run(results, "POST Person", 16)
+    raw = results["sqliteInsert"]["rowsPerSecond"]
+    ratio = run["rps"] / raw if run and run["ok"] and raw else None
+    verdict(run, ratio, ratio is not None and ratio >= POST_TO_SQLITE_TARGET,
+            f">= {POST_TO_SQLITE_TARGET:.2f}", "POST Person @16, ratio to raw SQLite inserts")
+    for scenario in results["scenarios"]:
+        if scenario["kind"] != "read":
+            continue
+        run = find_run(results, scenario["name"], 64)
+        p99 = run["p99_us"] / 1000 if run else None
+        verdict(run, p99, p99 is not None and p99 < P99_TARGET_MS, f"< {P99_TARGET_MS:.0f} ms",
+                f"{scenario['name']} @64, p99 latency (ms)")
+    return targets
+
+
+def format_default(results):
+    lines = []
+    dataset = results["dataset"]
+    rows = ", ".join(f"{k} {v}" for k, v in (dataset.get("rows") or {}).items())
+    lines.append(f"Data set: {dataset['people']} people ({rows})")
+    raw = results["sqliteInsert"]
+    lines.append(f"Raw SQLite: {raw['rowsPerSecond']:.0f} one-row inserts/s "
+                 f"(journal {raw['journal']}, synchronous {raw['synchronous']})")
+    header = (f"{'scenario':<58} {'conn':>4} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+              f"{'x ceil':>6} {'non-2xx':>8} {'RSS MB':>7}")
+    lines.append(header)
+    lines.append("-" * len(header))
+    for connections, figure in sorted(results["ceiling"].items()):
+        lines.append(f"{'C ceiling (libmicrohttpd, fixed body)':<58} {connections:>4} "
+                     f"{figure['rps']:>9.0f} {figure['p50_us'] / 1000:>7.2f} "
+                     f"{figure['p99_us'] / 1000:>7.2f} {1:>6.2f} {0:>8} {'':>7}")
+    for scenario in results["scenarios"]:
+        for run in scenario["runs"]:
+            ratio = f"{run['ratio']:.2f}" if run.get("ratio") is not None else "-"
+            rss = f"{run['peak_rss_kb'] / 1024:.1f}" if run.get("peak_rss_kb") else "-"
+            name = scenario["name"] if len(scenario["name"]) <= 58 else \
+                scenario["name"][:55] + "..."
+            lines.append(f"{name:<58} {run['connections']:>4} {run['rps']:>9.0f} "
+                         f"{run['p50_us'] / 1000:>7.2f} {run['p99_us'] / 1000:>7.2f} {ratio:>6} "
+                         f"{run['non2xx']:>8} {rss:>7}")
+        if not scenario["probe"]["ok"]:
+            lines.append(f"    ^ FAILING: {scenario['probe']['note']}")
+        elif any(not run["ok"] for run in scenario["runs"]):
+            errors = sum(run["socket_errors"] for run in scenario["runs"])
+            lines.append(f"    ^ FAILING under load: non-2xx responses or {errors} socket errors")
+    drift = ", ".join(f"{c} connections {f['rpsBefore']:.0f} / {f['rpsAfter']:.0f}"
+                      for c, f in sorted(results["ceiling"].items()))
+    lines.append(f"Ceiling req/s before / after the gateway (averaged above): {drift}")
+    memory = results["gatewayMemory"]
+    if memory.get("processPeakRssKb"):
+        lines.append(f"Gateway peak RSS over the whole run: {memory['processPeakRssKb'] / 1024:.1f}"
+                     f" MB (idle after start: {(memory.get('idleRssKb') or 0) / 1024:.1f} MB)")
+    lines.append("")
+    lines.append("Targets (issue 6):")
+    for target in results["targets"]:
+        value = target["value"]
+        shown = "-" if value is None else f"{value:.2f}"
+        lines.append(f"  {target['result']:<16} {target['target']}: {shown} (goal {target['goal']})")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- growth mode
+
+def first_page(gateway):
+    """GET Person: the server's first page and its __next link, if it pages."""
+    connection = http.client.HTTPConnection(gateway.host, gateway.port, timeout=120)
+    try:
+        connection.request("GET", gateway.root_path + "Person",
+                           headers={"Accept": "application/json", "MaxDataServiceVersion": "2.0"})
+        response = connection.getresponse()
+        body = response.read()
+        if response.status != 200:
+            return None, f"GET Person answered {response.status}"
+        d = json.loads(body)["d"]
+        if isinstance(d, dict):
+            return d.get("__next"), None
+        return None, None
+    finally:
+        connection.close()
+
+
+def deep_skiptoken_path(gateway, people):
+    next_link, problem = first_page(gateway)
+    if problem:
+        return None, problem
+    if not next_link:
+        return None, "the gateway does not page Person (no __next on GET Person)"
+    relative = next_link
+    root = gateway.url
+    if relative.startswith(root):
+        relative = relative[len(root):]
+    elif relative.startswith(gateway.root_path):
+        relative = relative[len(gateway.root_path):]
+    deep = max(1, int(people * 0.9))
+    path, replaced = re.subn(r"(\$skiptoken=)(\d+)", lambda m: f"{m.group(1)}{deep}", relative)
+    if not replaced:
+        return None, f"cannot place a deep key in the __next link {next_link}"
+    return path, None
+
+
+def page_through(gateway, max_seconds):
+    """Follows __next from GET Person to the end (bounded), sampling the gateway's peak RSS."""
+    gateway.reset_peak_rss()
+    connection = http.client.HTTPConnection(gateway.host, gateway.port, timeout=120)
+    path = gateway.root_path + "Person"
+    pages = rows = 0
+    started = time.monotonic()
+    outcome = "complete"
+    try:
+        while path:
+            if time.monotonic() - started > max_seconds:
+                outcome = f"stopped after {max_seconds}s"
+                break
+            connection.request("GET", path, headers={"Accept": "application/json",
+                                                     "MaxDataServiceVersion": "2.0"})
+            response = connection.getresponse()
+            body = response.read()
+            if response.status != 200:
+                outcome = f"HTTP {response.status} on page {pages + 1}: {body[:200]!r}"
+                break
+            d = json.loads(body)["d"]
+            results = d.get("results", []) if isinstance(d, dict) else d
+            pages += 1
+            rows += len(results)
+            next_link = d.get("__next") if isinstance(d, dict) else None
+            if next_link:
+                path = urllib.parse.urlsplit(next_link)
+                path = path.path + ("?" + path.query if path.query else "")
+            else:
+                path = None
+    except (OSError, http.client.HTTPException, ValueError) as error:
+        outcome = f"client error: {error}"
+    finally:
+        connection.close()
+    seconds = time.monotonic() - started
+    peak = gateway.status().get("VmHWM")
+    log(f"  paged {rows} rows in {pages} pages, {seconds:.1f}s, peak RSS "
+        f"{(peak or 0) / 1024:.1f} MB ({outcome})")
+    return {"pages": pages, "rows": rows, "seconds": round(seconds, 1), "peakRssKb": peak,
+            "outcome": outcome}
+
+
+def growth(args, servers):
+    scales = [args.growth_small, args.growth_large]
+    per_scale = {}
+    ceiling = start_ceiling(servers, args)
+    log("ceiling (before)")
+    ceiling_before = measure_ceiling(ceiling, args, [args.growth_connections])
+    for people in scales:
+        database, dataset = prepare_database(args, people)
+        gateway = start_gateway(servers, args, database, f"{people}")
+        scenarios = []
+        deep_path, deep_problem = deep_skiptoken_path(gateway, people)
+        plan = [SCENARIOS[0], SCENARIOS[1]]
+        if deep_path:
+            plan.append((f"Person?$skiptoken=<90% deep>", "get.lua", deep_path, "read"))
+        plan.append(SCENARIOS[2])
+        for name, script, path, kind in plan:
+            scenarios.append(run_scenario(gateway, name, script, path, kind, people, args,
+                                          [args.growth_connections]))
+        if deep_problem:
+            scenarios.append({"name": "Person?$skiptoken=<90% deep>", "kind": "read",
+                              "path": None, "script": "get.lua",
+                              "probe": {"ok": False, "note": deep_problem, "statuses": []},
+                              "runs": []})
+        servers.stop(gateway)
+        log(f"paging through Person at {people} people (fresh gateway)")
+        gateway = start_gateway(servers, args, database, f"{people}-paging")
+        paging = page_through(gateway, args.paging_seconds)
+        servers.stop(gateway)
+        remove_database(database)
+        per_scale[people] = {"dataset": dataset, "scenarios": scenarios, "paging": paging}
+    log("ceiling (after)")
+    ceiling_after = measure_ceiling(ceiling, args, [args.growth_connections])
+    servers.stop_all()
+    ceiling_figures = average_ceiling(ceiling_before, ceiling_after)
+
+    small, large = per_scale[scales[0]], per_scale[scales[1]]
+    comparison = []
+    for scenario in small["scenarios"]:
+        other = next((s for s in large["scenarios"] if s["name"] == scenario["name"]), None)
+        a = scenario["runs"][0] if scenario["runs"] else None
+        b = other["runs"][0] if other and other["runs"] else None
+        entry = {"name": scenario["name"], "small": a, "large": b, "slowdown": None,
+                 "p50Slowdown": None, "result": "failing requests"}
+        if a and b and a["ok"] and b["ok"] and b["rps"] > 0 and a["p50_us"] > 0:
+            entry["slowdown"] = a["rps"] / b["rps"]
+            entry["p50Slowdown"] = b["p50_us"] / a["p50_us"]
+            entry["result"] = "PASS" if entry["slowdown"] <= GROWTH_TARGET else "FAIL"
+        elif not (a and b):
+            entry["result"] = "not run"
+        entry["note"] = (scenario["probe"].get("note") or
+                         (other["probe"].get("note") if other else "") or "")
+        comparison.append(entry)
+    paging_peak = large["paging"]["peakRssKb"]
+    paging_ok = large["paging"]["outcome"] == "complete"
+    return {
+        "mode": "growth", "ceiling": ceiling_figures, "connections": args.growth_connections,
+        "scales": {str(people): per_scale[people] for people in scales},
+        "comparison": comparison,
+        "pagingTarget": {"goalMb": PAGING_RSS_TARGET_MB,
+                         "peakRssMb": paging_peak / 1024 if paging_peak else None,
+                         "result": ("PASS" if paging_ok and paging_peak and
+                                    paging_peak / 1024 < PAGING_RSS_TARGET_MB else
+                                    "FAIL" if paging_ok else "incomplete")},
+    }
+
+
+def format_growth(results, args):
+    lines = []
+    small, large = args.growth_small, args.growth_large
+    lines.append(f"Growth, {results['connections']} connections: {small} vs {large} people "
+                 f"(slowdown = req/s at {small} / req/s at {large}; goal <= {GROWTH_TARGET})")
+    header = (f"{'scenario':<44} {'req/s ' + str(small):>14} {'req/s ' + str(large):>17} "
+              f"{'p50 ms':>7} {'p50 ms':>7} {'slowdown':>8}  result")
+    lines.append(header)
+    lines.append("-" * len(header))
+    for entry in results["comparison"]:
+        a, b = entry["small"], entry["large"]
+
+        def figure(run, key, scale=1.0, fmt="{:.0f}"):
+            return fmt.format(run[key] * scale) if run else "-"
+        slowdown = f"{entry['slowdown']:.2f}" if entry["slowdown"] is not None else "-"
+        lines.append(f"{entry['name'][:44]:<44} {figure(a, 'rps'):>14} {figure(b, 'rps'):>17} "
+                     f"{figure(a, 'p50_us', 0.001, '{:.2f}'):>7} "
+                     f"{figure(b, 'p50_us', 0.001, '{:.2f}'):>7} {slowdown:>8}  {entry['result']}")
+        if entry["note"]:
+            lines.append(f"    ^ {entry['note'][:150]}")
+    for people in (small, large):
+        paging = results["scales"][str(people)]["paging"]
+        peak = paging["peakRssKb"]
+        lines.append(f"Paging through Person at {people} people: {paging['rows']} rows in "
+                     f"{paging['pages']} pages, {paging['seconds']}s, gateway peak RSS "
+                     f"{(peak or 0) / 1024:.1f} MB ({paging['outcome']})")
+    target = results["pagingTarget"]
+    lines.append(f"Peak RSS while paging {large} people: goal < {target['goalMb']} MB: "
+                 f"{target['result']}")
+    for connections, figure in sorted(results["ceiling"].items()):
+        lines.append(f"C ceiling, {connections} connections: {figure['rps']:.0f} req/s")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- main
+
+def machine_description():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpus": os.cpu_count(), "cpuModel": model, "kernel": platform.release(),
+            "python": platform.python_version()}
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--gateway", required=True, help="dealer-gateway executable")
+    parser.add_argument("--ceiling", required=True, help="the C ceiling server executable")
+    parser.add_argument("--sqlite-insert", required=True, help="the raw SQLite insert program")
+    parser.add_argument("--people", type=int, default=1000)
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    parser.add_argument("--connections", default="16,64")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 2,
+                        help="thread pool of the gateway and of the ceiling")
+    parser.add_argument("--wrk-threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=6, help="data set seed")
+    parser.add_argument("--scenarios", default="",
+                        help="comma-separated substrings selecting scenarios (default: all)")
+    parser.add_argument("--synchronous", default="FULL",
+                        help="SQLite synchronous setting for the raw insert rate (the gateway uses FULL)")
+    parser.add_argument("--journal", default="WAL", help="journal mode for the raw insert rate")
+    parser.add_argument("--sqlite-seconds", type=float, default=3)
+    parser.add_argument("--growth", action="store_true")
+    parser.add_argument("--growth-small", type=int, default=1000)
+    parser.add_argument("--growth-large", type=int, default=1_000_000)
+    parser.add_argument("--growth-connections", type=int, default=16)
+    parser.add_argument("--paging-seconds", type=int, default=300,
+                        help="upper bound for paging through Person in growth mode")
+    parser.add_argument("--schema", default=os.path.join(REPO_DIR, "Schema", "CarDealer.edmx"))
+    parser.add_argument("--seed-dir", default=os.path.join(REPO_DIR, "SeedData"))
+    parser.add_argument("--results-dir", default=os.path.join(BENCH_DIR, "results"))
+    parser.add_argument("--data-dir", default=None,
+                        help="generated databases (default: <results-dir>/data)")
+    args = parser.parse_args()
+    args.connections = [int(c) for c in args.connections.split(",") if c.strip()]
+    args.scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    args.data_dir = args.data_dir or os.path.join(args.results_dir, "data")
+    args.stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    if args.duration < 1 or not args.connections:
+        parser.error("--duration must be at least 1 and --connections non-empty")
+    return args
+
+
+def main():
+    args = parse_arguments()
+    os.makedirs(args.results_dir, exist_ok=True)
+    servers = Servers()
+
+    def on_signal(signo, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        if args.growth:
+            results = growth(args, servers)
+            table = format_growth(results, args)
+        else:
+            results = benchmark(args, servers)
+            table = format_default(results)
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+    except (RuntimeError, generate_data.GenerationError, subprocess.SubprocessError,
+            OSError) as error:
+        log(f"benchmark failed: {error}")
+        return 1
+    finally:
+        servers.stop_all()
+    results.update(timestamp=args.stamp, machine=machine_description(), options={
+        "duration": args.duration, "connections": args.connections, "threads": args.threads,
+        "wrkThreads": args.wrk_threads, "people": args.people, "growth": args.growth,
+        "synchronous": args.synchronous, "journal": args.journal})
+    results["table"] = table.splitlines()
+    path = os.path.join(args.results_dir, f"{args.stamp}.json")
+    with open(path, "w") as output:
+        json.dump(results, output, indent=1, default=str)
+    print(table)
+    shown = os.path.relpath(path, os.getcwd())
+    print(f"\nResults: {path if shown.startswith('..') else shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

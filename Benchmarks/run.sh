@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The CarDealer benchmark, in one command:
+#   Benchmarks/run.sh [--people 1000] [--duration 10] [--connections 16,64] [--growth] ...
+# Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway in release mode and
+# the two C yardsticks (the libmicrohttpd ceiling and the raw SQLite insert loop), then runs
+# Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on 127.0.0.1,
+# drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
+# Every option is passed on to bench.py (see `Benchmarks/bench.py --help`); --scratch-path PATH
+# chooses SwiftPM's build folder (default .build).
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(dirname "$BENCH_DIR")"
+BIN_DIR="$BENCH_DIR/results/bin"
+SCRATCH_PATH="$REPO_DIR/.build"
+
+BENCH_ARGS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --scratch-path) SCRATCH_PATH="$2"; shift 2 ;;
+        --scratch-path=*) SCRATCH_PATH="${1#*=}"; shift ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exec python3 "$BENCH_DIR/bench.py" --help \
+            --gateway x --ceiling x --sqlite-insert x ;;
+        *) BENCH_ARGS+=("$1"); shift ;;
+    esac
+done
+
+need_packages=()
+command -v wrk >/dev/null 2>&1 || need_packages+=(wrk)
+pkg-config --exists libmicrohttpd 2>/dev/null || need_packages+=(libmicrohttpd-dev)
+pkg-config --exists sqlite3 2>/dev/null || need_packages+=(libsqlite3-dev)
+command -v pkg-config >/dev/null 2>&1 || need_packages+=(pkg-config)
+command -v cc >/dev/null 2>&1 || need_packages+=(gcc)
+if [ ${#need_packages[@]} -gt 0 ]; then
+    echo "installing ${need_packages[*]}" >&2
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_packages[@]}" >&2
+fi
+
+mkdir -p "$BIN_DIR"
+echo "building the C ceiling and the raw SQLite insert loop" >&2
+cc -O2 -Wall -o "$BIN_DIR/ceiling" "$BENCH_DIR/ceiling/ceiling.c" $(pkg-config --cflags --libs libmicrohttpd)
+cc -O2 -Wall -o "$BIN_DIR/sqlite_insert" "$BENCH_DIR/sqlite_insert/sqlite_insert.c" $(pkg-config --cflags --libs sqlite3)
+
+echo "building dealer-gateway (release)" >&2
+(cd "$REPO_DIR" && swift build -c release --product dealer-gateway --scratch-path "$SCRATCH_PATH" >&2)
+GATEWAY="$(cd "$REPO_DIR" && swift build -c release --product dealer-gateway --scratch-path "$SCRATCH_PATH" --show-bin-path)/dealer-gateway"
+
+# bench.py replaces this shell, so Ctrl-C and SIGTERM reach it directly: it stops its servers in a
+# finally block (its "trap"), and they also get SIGTERM through PR_SET_PDEATHSIG if it is killed.
+cd "$REPO_DIR"
+exec python3 "$BENCH_DIR/bench.py" --gateway "$GATEWAY" --ceiling "$BIN_DIR/ceiling" \
+    --sqlite-insert "$BIN_DIR/sqlite_insert" ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
