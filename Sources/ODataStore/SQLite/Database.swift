@@ -7,6 +7,9 @@ public final class Database {
     private var statementCache: [String: Statement] = [:]
     /// Bounded so that a stream of distinct statements cannot grow memory without end.
     private let statementCacheLimit = 256
+    /// Called with the SQL of every statement execution: for logs and for tests that count
+    /// statements or check query plans. Nil (the default) costs nothing.
+    public var trace: ((String) -> Void)?
 
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         var db: OpaquePointer?

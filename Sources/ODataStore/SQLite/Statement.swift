@@ -23,6 +23,7 @@ public final class Statement {
 
     /// Clears earlier bindings and binds `values` to the statement's `?` parameters in order.
     public func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        database.trace?(sql)
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {

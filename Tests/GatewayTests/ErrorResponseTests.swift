@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// Bad requests get an OData error body with the right status, and never a crash.
+@Suite struct ErrorResponseTests {
+    let gateway: TestGateway
+    init() throws { gateway = try TestGateway() }
+
+    @Test(arguments: [
+        ("Person('one')", 400, "Edm.Int32"),
+        ("Person(1", 400, "unclosed"),
+        ("Person(1,2)", 400, "key"),
+        ("Person(personID=1,x=2)", 400, "key"),
+        ("Person(99999999999)", 400, "Edm.Int32"),
+        ("Person(1)/PersonCar/Car", 400, "collection"),
+        ("Person?$top=-1", 400, "$top"),
+        ("Person?$top=abc", 400, "$top"),
+        ("Person?$skip=1.5", 400, "$skip"),
+        ("Person?$bogus=1", 400, "$bogus"),
+        ("Person?$top=1&$top=2", 400, "more than once"),
+        ("Person?$expand=Nope", 400, "Nope"),
+        ("Person?$expand=PersonCar/Nope", 400, "Nope"),
+        ("Person?$inlinecount=sometimes", 400, "$inlinecount"),
+        ("Person?$format=yaml", 400, "$format"),
+        ("Person?$select=nope", 400, "nope"),
+        ("Person?$select=PersonCar/Car", 400, "$expand"),
+        ("Person(1)?$top=1", 400, "collections"),
+        ("Person/$count/x", 400, "$count"),
+        ("Person(1)/firstName/x", 400, "$value"),
+        ("Person(1)/$value", 400, "media"),
+        ("Person(1)/$links", 400, "$links"),
+        ("%ZZ", 400, "percent"),
+        ("Nope", 404, "Nope"),
+        ("Person(999)", 404, "Person(999)"),
+        ("Person(1)/nope", 404, "nope"),
+        ("Person(999)/PersonCar", 404, "Person(999)"),
+        ("Person(1)/$links/Nope", 404, "Nope"),
+        ("$metadata/x", 400, "$metadata"),
+    ] as [(String, Int, String)])
+    func malformedOrUnknownResources(target: String, status: Int, mention: String) throws {
+        let response = try gateway.get(target)
+        #expect(response.status == status, "\(target): \(response.text)")
+        let message = try response.errorMessage()
+        #expect(message.contains(mention), "\(target): message '\(message)' should mention \(mention)")
+        #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
+    }
+
+    @Test func unknownServiceRootIsNotFound() throws {
+        let response = try gateway.request("GET", "/Other.svc/Person")
+        #expect(response.status == 404)
+        _ = try response.errorMessage()
+    }
+
+    @Test func methodNotAllowed() throws {
+        let response = try gateway.request("TRACE", "Person")
+        #expect([405, 501].contains(response.status))
+        let batchGet = try gateway.get("$batch")
+        #expect(batchGet.status == 405)
+        #expect(batchGet.header("Allow") == "POST")
+        _ = try batchGet.errorMessage()
+    }
+
+    @Test func atomOnlyClientsGetNotAcceptable() throws {
+        let response = try gateway.get("Person", accept: "application/atom+xml")
+        #expect(response.status == 406)
+        #expect(try gateway.get("Person?$format=atom").status == 406)
+        // Asked for XML only, the error itself comes as XML.
+        #expect(response.text.contains("<message xml:lang=\"en-US\">"))
+    }
+
+    @Test func versionNegotiation() throws {
+        let tooNew = try gateway.request("GET", "Person", headers: ["Accept": "application/json", "DataServiceVersion": "3.0"])
+        #expect(tooNew.status == 400)
+        let oldClient = try gateway.request("GET", "Person?$inlinecount=allpages", headers: ["Accept": "application/json", "MaxDataServiceVersion": "1.0"])
+        #expect(oldClient.status == 400)
+        #expect(try oldClient.errorMessage().contains("MaxDataServiceVersion"))
+        let fine = try gateway.request("GET", "Person(1)", headers: ["Accept": "application/json", "MaxDataServiceVersion": "1.0;NetFx"])
+        #expect(fine.status == 200)
+        let garbage = try gateway.request("GET", "Person(1)", headers: ["Accept": "application/json", "MaxDataServiceVersion": "x.y"])
+        #expect(garbage.status == 400)
+    }
+
+    @Test func longURIsAreRefusedWithTheBound() throws {
+        let response = try gateway.get("Person?$filter=" + String(repeating: "a", count: 9000))
+        #expect(response.status == 400)
+        #expect(try response.errorMessage().contains("maximum URI length"))
+    }
+
+    @Test func garbageNeverCrashesTheServer() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("()/$=',%?&abcPerson19 *-:;.\"\\\u{00e9}")
+        for _ in 0..<300 {
+            let length = Int.random(in: 1...40, using: &generator)
+            let target = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            let escaped = target.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(.init(charactersIn: " "))) ?? "x"
+            let response = try gateway.get(escaped)
+            #expect([200, 400, 404, 405, 406, 501].contains(response.status), "\(escaped) -> \(response.status)")
+            if response.status >= 400 { _ = try response.errorMessage() }
+        }
+        #expect(try gateway.get("Person(1)").status == 200)
+    }
+}

@@ -1,0 +1,41 @@
+import CSDL
+import EDM
+import Foundation
+import Testing
+
+/// `$metadata` is an EDMX document that loads back into the same model.
+@Suite struct MetadataTests {
+    @Test func metadataRoundTrips() throws {
+        let gateway = try TestGateway()
+        let response = try gateway.get("$metadata", accept: "application/xml")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type")?.hasPrefix("application/xml") == true)
+        #expect(response.header("DataServiceVersion") == "2.0;")
+        // Clients that ask for JSON everywhere still get the document.
+        #expect(try gateway.get("$metadata", accept: "application/json").status == 200)
+
+        let document = try CSDLReader.read(data: Data(response.body))
+        #expect(document.dataServiceVersion == "2.0")
+        let served = try ModelLoader.load(document)
+        let original = gateway.model
+        #expect(served.namespace == "edmexampleModel")
+        #expect(served.entitySets.map(\.name) == original.entitySets.map(\.name))
+        for type in original.entityTypes {
+            let other = try #require(served.entityType(qualifiedName: type.qualifiedName))
+            #expect(other.keyProperties.map(\.name) == type.keyProperties.map(\.name))
+            #expect(other.properties.map(\.name) == type.properties.map(\.name))
+            for (a, b) in zip(type.properties, other.properties) {
+                #expect(a.type == b.type && a.isNullable == b.isNullable && a.maxLength == b.maxLength
+                        && a.precision == b.precision && a.scale == b.scale, "\(type.name).\(a.name)")
+            }
+            #expect(other.navigationProperties.map(\.name) == type.navigationProperties.map(\.name))
+            for (a, b) in zip(type.navigationProperties, other.navigationProperties) {
+                #expect(a.target.name == b.target.name && a.isCollection == b.isCollection, "\(type.name).\(a.name)")
+            }
+        }
+        #expect(served.associations.map(\.name) == original.associations.map(\.name))
+        // Storage annotations stay inside the gateway.
+        #expect(!response.text.contains("urn:cardealer:storage"))
+        #expect(response.text.contains("m:IsDefaultEntityContainer=\"true\""))
+    }
+}

@@ -1,0 +1,69 @@
+import EDM
+import Foundation
+import Logging
+@testable import ODataHTTP
+import ODataSerialization
+import ODataStore
+
+/// A real gateway for one test: a fresh SQLite file seeded from a seed folder, served by the
+/// libmicrohttpd server on an ephemeral loopback port.
+final class TestGateway: @unchecked Sendable {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let carDealerSchema = repositoryRoot.appendingPathComponent("Schema/CarDealer.edmx")
+    static let carDealerSeed = repositoryRoot.appendingPathComponent("SeedData")
+    static let fixtures = repositoryRoot.appendingPathComponent("Tests/GatewayTests/Fixtures")
+
+    let model: EntityModel
+    let directory: URL
+    let databasePath: String
+    let server: HTTPServer
+    let service: ODataService
+    let port: UInt16
+
+    var root: String { "http://127.0.0.1:\(port)/CarDealer.svc/" }
+
+    init(schema: URL = TestGateway.carDealerSchema, seed: URL? = TestGateway.carDealerSeed,
+         configure: (inout ODataService.Configuration) -> Void = { _ in }) throws {
+        model = try ModelLoader.load(contentsOf: schema)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        databasePath = directory.appendingPathComponent("test.sqlite").path
+        let database = try Database(path: databasePath)
+        try database.configureForService()
+        try SchemaBuilder(model: model).createSchema(in: database)
+        if let seed { try SeedLoader(model: model).load(from: seed, into: database) }
+
+        var configuration = ODataService.Configuration()
+        configure(&configuration)
+        var logger = Logger(label: "test-gateway")
+        logger.logLevel = .critical
+        service = ODataService(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
+        var serverConfiguration = HTTPServer.Configuration()
+        serverConfiguration.port = 0
+        serverConfiguration.threads = 2
+        serverConfiguration.maxBodySize = 64 * 1024
+        let service = self.service
+        server = HTTPServer(configuration: serverConfiguration) { service.handle($0) }
+        port = try server.start()
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Sends a request whose target is relative to the service root (`Person(1)`), or absolute (`/x`).
+    func request(_ method: String = "GET", _ target: String, headers: [String: String] = ["Accept": "application/json"],
+                 body: [UInt8] = []) throws -> RawHTTPResponse {
+        let path = target.hasPrefix("/") ? target : "/CarDealer.svc/" + target
+        return try RawHTTPClient.send(port: port, method: method, target: path, headers: headers, body: body)
+    }
+
+    func get(_ target: String, accept: String = "application/json") throws -> RawHTTPResponse {
+        try request("GET", target, headers: ["Accept": accept])
+    }
+
+    /// A separate connection to the same database file, for checking what the gateway wrote.
+    func openDatabase() throws -> Database { try Database(path: databasePath) }
+}
