@@ -1,0 +1,80 @@
+import EDM
+import Foundation
+@testable import ODataStore
+import ODataURI
+import Testing
+
+/// What SQL the reader runs: a bounded number of statements for `$expand`, whatever the row
+/// count, and plans that use indexes for keys, navigation and foreign keys.
+@Suite struct QueryPlanTests {
+    let gateway: TestGateway
+    let database: Database
+    let parser: UriParser
+
+    init() throws {
+        gateway = try TestGateway()
+        database = try gateway.openDatabase()
+        parser = UriParser(model: gateway.model)
+    }
+
+    private func path(_ text: String) throws -> (ResourcePath, QueryOptions) {
+        let parts = text.split(separator: "?", maxSplits: 1)
+        let info = try parser.parse(path: parts[0], query: parts.count > 1 ? parts[1] : "")
+        switch info.resource {
+        case .entity(let path), .entityCollection(let path): return (path, info.options)
+        default: throw TestFailure("not an entity path: \(text)")
+        }
+    }
+
+    /// Runs `body` and returns the SQL of every statement it executed.
+    private func statements(_ body: () throws -> Void) rethrows -> [String] {
+        var executed: [String] = []
+        database.trace = { executed.append($0) }
+        defer { database.trace = nil }
+        try body()
+        return executed
+    }
+
+    @Test func expandRunsOneStatementPerLevelWhateverTheRowCount() throws {
+        let reader = EntityReader(database: database)
+        for top in [1, 10, 60] {
+            let (path, options) = try path("Person?$top=\(top)&$expand=PersonCar/Car,PersonCar/PersonCarMaintenance/Maintenance")
+            let sql = try statements {
+                let page = try reader.page(EntityQuery(path: path, options: options, pageSize: nil))
+                #expect(page.records.count == top)
+                try reader.expand(page.records, options.expand)
+            }
+            // Person, PersonCar, Car, PersonCarMaintenance, Maintenance.
+            #expect(sql.count == 5, "top \(top): \(sql)")
+        }
+    }
+
+    private func plan(_ sql: String) throws -> [String] {
+        try database.rows("EXPLAIN QUERY PLAN " + sql, Array(repeating: .text("[1]"), count: sql.filter { $0 == "?" }.count))
+            .map { row in row.compactMap { if case .text(let t) = $0 { return t } else { return nil } }.joined(separator: " ") }
+    }
+
+    @Test(arguments: [
+        "Person(1)",
+        "Person(1)/PersonCar",
+        "Person(1)/PersonCar(2)/Car",
+        "PersonCar(1)/PersonCarMaintenance",
+        "PersonCarMaintenance(3)/PersonCar/Person",
+        "Person(1)?$expand=PersonCar/Car,PersonCar/PersonCarMaintenance/Maintenance",
+        "Car(2)?$expand=PersonCar/Person",
+    ])
+    func keysNavigationAndForeignKeysNeverScan(target: String) throws {
+        let reader = EntityReader(database: database)
+        let (path, options) = try path(target)
+        let sql = try statements {
+            let page = try reader.page(EntityQuery(path: path, options: options, pageSize: nil))
+            try reader.expand(page.records, options.expand)
+        }
+        #expect(!sql.isEmpty)
+        for statement in sql {
+            let steps = try plan(statement)
+            let scans = steps.filter { $0.hasPrefix("SCAN") && !$0.contains("json_each") && !$0.contains("CONSTANT ROW") }
+            #expect(scans.isEmpty, "\(target): \(statement) -> \(steps)")
+        }
+    }
+}
