@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// The `dealer-gateway` executable as a user runs it: first run creates and seeds the file,
+/// later runs keep the data, and SIGTERM/SIGINT stop it cleanly.
+@Suite struct GatewayProcessTests {
+    @Test func firstRunSeedsThenServesAndStopsCleanly() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-process-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("nested/cardealer.sqlite").path
+        let arguments = ["serve", "--schema", "Schema/CarDealer.edmx", "--seed", "SeedData", "--db", db, "--port", "0", "--threads", "2"]
+
+        let first = try GatewayProcess(arguments: arguments)
+        #expect(FileManager.default.fileExists(atPath: db))
+        let person = try first.get("Person(1)?$expand=PersonCar,PersonCar/Car")
+        #expect(person.status == 200)
+        #expect(try (person.d() as! [String: Any])["lastName"] as? String == "Samson")
+        // Keep-alive clients and many requests on a pool of two threads.
+        for id in 1...50 { #expect(try first.get("Person(\(id % 60 + 1))").status == 200) }
+        #expect(first.stop(signal: SIGTERM) == 0)
+
+        // A second run finds the database and does not seed it again.
+        let second = try GatewayProcess(arguments: arguments)
+        #expect(try second.get("Person/$count").text == "60")
+        #expect(second.stop(signal: SIGINT) == 0)
+    }
+
+    @Test func aBrokenSchemaIsAClearErrorNotACrash() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let schema = folder.appendingPathComponent("broken.edmx")
+        let text = try String(contentsOf: TestGateway.carDealerSchema, encoding: .utf8)
+            .replacingOccurrences(of: "Relationship=\"edmexampleModel.FK_PersonCar_Car\" FromRole=\"Car\"", with: "Relationship=\"edmexampleModel.Nope\" FromRole=\"Car\"")
+        try text.write(to: schema, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = GatewayProcess.executable
+        process.arguments = ["serve", "--schema", schema.path, "--db", folder.appendingPathComponent("x.sqlite").path, "--port", "0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("NavigationProperty Car.PersonCar: unknown Relationship edmexampleModel.Nope"), "\(message)")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The built `dealer-gateway` executable, run as a child process the way a user runs it.
+final class GatewayProcess {
+    static var executable: URL {
+        // Test bundles and products sit side by side in the build folder.
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [products, products.deletingLastPathComponent()]
+        for folder in candidates {
+            let url = folder.appendingPathComponent("dealer-gateway")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return TestGateway.repositoryRoot.appendingPathComponent(".build/debug/dealer-gateway")
+    }
+
+    let process = Process()
+    let output = Pipe()
+    private(set) var port: UInt16 = 0
+
+    init(arguments: [String]) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = TestGateway.repositoryRoot
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line on stdout says where it listens.
+        var line: [UInt8] = []
+        let handle = output.fileHandleForReading
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            guard let first = byte.first else { throw TestFailure("dealer-gateway exited before listening") }
+            if first == UInt8(ascii: "\n") { break }
+            line.append(first)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("Serving http://127.0.0.1:"),
+              let port = UInt16(text.dropFirst("Serving http://127.0.0.1:".count).prefix { $0.isNumber }) else {
+            throw TestFailure("unexpected first line: \(text)")
+        }
+        self.port = port
+    }
+
+    func get(_ target: String) throws -> RawHTTPResponse {
+        try RawHTTPClient.send(port: port, target: "/CarDealer.svc/" + target, headers: ["Accept": "application/json"])
+    }
+
+    /// Sends `signal` and waits for the process to end; returns its exit status.
+    func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 10) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
