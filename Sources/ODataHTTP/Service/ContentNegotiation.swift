@@ -1,4 +1,3 @@
-import Foundation
 import ODataURI
 
 /// Which representation a request gets, from `$format` first and the Accept header second.
@@ -11,16 +10,31 @@ enum ContentNegotiation {
     }
 
     /// The media ranges of an Accept header with a non-zero quality, lower-cased.
+    /// Parsed without Foundation: it runs on every request.
     static func acceptedRanges(_ accept: String?) -> [String] {
-        guard let accept, !accept.trimmingCharacters(in: .whitespaces).isEmpty else { return ["*/*"] }
-        return accept.split(separator: ",").compactMap { item in
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let range = parts.first, !range.isEmpty else { return nil }
-            if parts.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "").hasPrefix("q=0") && Double($0.dropFirst(2)) == 0 }) {
-                return nil
+        guard let accept else { return ["*/*"] }
+        var ranges: [String] = []
+        for item in accept.split(separator: ",") {
+            let parts = item.split(separator: ";")
+            guard let first = parts.first else { continue }
+            let range = trimmed(first).lowercased()
+            guard !range.isEmpty else { continue }
+            let refused = parts.dropFirst().contains { parameter in
+                let p = trimmed(parameter).filter { $0 != " " }
+                guard p.hasPrefix("q=") || p.hasPrefix("Q=") else { return false }
+                return Double(p.dropFirst(2)) == 0
             }
-            return range
+            if !refused { ranges.append(range) }
         }
+        return ranges.isEmpty && trimmed(Substring(accept)).isEmpty ? ["*/*"] : ranges
+    }
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        var start = text.startIndex
+        var end = text.endIndex
+        while start < end, text[start] == " " || text[start] == "\t" { start = text.index(after: start) }
+        while end > start, text[text.index(before: end)] == " " || text[text.index(before: end)] == "\t" { end = text.index(before: end) }
+        return text[start..<end]
     }
 
     static func accepts(_ ranges: [String], _ mediaType: String) -> Bool {
@@ -36,7 +50,7 @@ enum ContentNegotiation {
         case nil: break
         }
         let ranges = acceptedRanges(accept)
-        if accepts(ranges, "application/json") || ranges.contains("application/json;odata=verbose") { return .json }
+        if accepts(ranges, "application/json") { return .json }
         throw .notAcceptable("none of the media types in Accept (\(accept ?? "")) is supported; this service answers data in application/json")
     }
 

@@ -4,7 +4,14 @@ import EDM
 public enum SQL {
     /// Quotes an identifier. Names come from the model, never from a request, but are quoted anyway.
     public static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // On the hot path of every query: no Foundation, and no copy unless a quote must double.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        var quoted = "\""
+        for character in identifier {
+            quoted.append(character)
+            if character == "\"" { quoted.append("\"") }
+        }
+        return quoted + "\""
     }
 
     public static func column(_ alias: String, _ column: String) -> String {
