@@ -37,7 +37,8 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
 WRK_DIR = os.path.join(BENCH_DIR, "wrk")
 
-# name, wrk script, BENCH_PATH ("{n}" = random generated person), kind, success statuses
+# name (the request, as the issue writes it), wrk script, BENCH_PATH ("{n}" = a random generated
+# person, already percent-encoded), kind
 FILTER_LAST_NAME = "Samson"
 SCENARIOS = [
     ("Person(n)", "get.lua", "Person({n})", "read"),
@@ -54,12 +55,20 @@ SCENARIOS = [
      "read"),
     ("POST Person", "post_person.lua", "", "write"),
     ("MERGE Person(n)", "merge_person.lua", "", "write"),
-    ("$batch (1 changeset, 10 changes)", "batch.lua", "", "write"),
+    ("$batch of 10 changes (one changeset)", "batch.lua", "", "write"),
 ]
-SHORT_NAMES = {
-    "Person(n)": "key", "Person?$top=20": "top20",
-    "Person(n)?$expand=PersonCar,PersonCar/Car": "expand",
+# Shorter names for the printed table; the legend under it gives the full requests.
+LABELS = {
+    SCENARIOS[3][0]: "Person?$filter&$orderby&$top&$inlinecount",
+    SCENARIOS[4][0]: "PersonCarMaintenance?$filter&$top&$expand",
 }
+LABEL_WIDTH = 44
+
+
+def label(name):
+    return LABELS.get(name, name)[:LABEL_WIDTH]
+
+
 CEILING_PATH = "Person({n})"
 
 # Targets of issue 6 (2 cores, 1000 people, 16 connections, ratio to the ceiling).
@@ -73,6 +82,7 @@ P99_TARGET_MS = 10.0
 POST_TO_SQLITE_TARGET = 0.5
 GROWTH_TARGET = 1.5
 PAGING_RSS_TARGET_MB = 100
+LOG_LIMIT_BYTES = 4 << 20
 
 
 def log(message):
@@ -95,13 +105,18 @@ class Server:
         self.command = command
         self.log_path = log_path
         self.log_file = open(log_path, "ab")
+        self.log_lock = threading.Lock()
+        self.log_bytes = self.dropped_log_bytes = 0
         log(f"starting {name}: {' '.join(command)}")
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.log_file,
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         stdin=subprocess.DEVNULL, preexec_fn=die_with_parent,
                                         cwd=REPO_DIR)
         self.pid = self.process.pid
         lines = queue.Queue()
-        threading.Thread(target=self._drain_stdout, args=(lines,), daemon=True).start()
+        self.drains = [threading.Thread(target=self._drain_stdout, args=(lines,), daemon=True),
+                       threading.Thread(target=self._drain_stderr, daemon=True)]
+        for drain in self.drains:
+            drain.start()
         deadline = time.monotonic() + startup_timeout
         self.url = None
         while self.url is None:
@@ -130,8 +145,27 @@ class Server:
         for raw in self.process.stdout:
             text = raw.decode("utf-8", "replace").rstrip("\n")
             lines.put(text)
-            self.log_file.write(raw)
+            self._write_log(raw)
         lines.put(None)
+
+    def _drain_stderr(self):
+        """Keeps the log bounded: a gateway that logs every failing request under load would
+        otherwise write hundreds of megabytes."""
+        descriptor = self.process.stderr.fileno()
+        while True:
+            chunk = os.read(descriptor, 65536)
+            if not chunk:
+                break
+            self._write_log(chunk)
+
+    def _write_log(self, data):
+        with self.log_lock:
+            if self.log_bytes + len(data) <= LOG_LIMIT_BYTES:
+                self.log_file.write(data)
+                self.log_file.flush()
+                self.log_bytes += len(data)
+            else:
+                self.dropped_log_bytes += len(data)
 
     def status(self):
         """VmHWM and VmRSS in kB, from /proc."""
@@ -166,7 +200,14 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.log_file.close()
+        for drain in self.drains:
+            drain.join(timeout=5)
+        with self.log_lock:
+            if not self.log_file.closed:
+                if self.dropped_log_bytes:
+                    self.log_file.write(f"[bench.py: {self.dropped_log_bytes} more bytes of log "
+                                        f"dropped]\n".encode())
+                self.log_file.close()
 
 
 class Servers:
@@ -222,15 +263,24 @@ def run_wrk(url, script, path, people, connections, duration, threads, probe=Fal
     return result, probes
 
 
-def measure_ceiling(ceiling, args, connections_list=None):
-    figures = {}
-    for connections in connections_list or args.connections:
-        result, _ = run_wrk(ceiling.url + "CarDealer.svc/", "get.lua", CEILING_PATH, args.people,
-                            connections, args.duration, args.wrk_threads)
-        figures[connections] = result
-        log(f"  ceiling, {connections} connections: {result['rps']:.0f} req/s, "
-            f"p99 {result['p99_us'] / 1000:.2f} ms")
-    return figures
+def ceiling_run(ceiling, args, connections, duration):
+    result, _ = run_wrk(ceiling.url + "CarDealer.svc/", "get.lua", CEILING_PATH, args.people,
+                        connections, duration, args.wrk_threads)
+    return {"rps": result["rps"], "p50_us": result["p50_us"], "p99_us": result["p99_us"],
+            "seconds": result["duration_us"] / 1e6}
+
+
+def summarize_ceiling(runs_by_connections):
+    summary = {}
+    for connections, runs in sorted(runs_by_connections.items()):
+        summary[connections] = {
+            "rps": sum(r["rps"] for r in runs) / len(runs),
+            "rpsMin": min(r["rps"] for r in runs), "rpsMax": max(r["rps"] for r in runs),
+            "p50_us": median([r["p50_us"] for r in runs]),
+            "p99_us": median([r["p99_us"] for r in runs]),
+            "runs": len(runs),
+        }
+    return summary
 
 
 def probe_summary(probes):
@@ -248,30 +298,31 @@ def probe_summary(probes):
             "responses": probes}
 
 
-def run_scenario(gateway, name, script, path, kind, people, args, connections_list):
-    log(f"scenario {name}")
+def probe(gateway, name, script, path, people):
+    """One connection, about 20 requests: the statuses the scenario really gets, and why."""
     _, probes = run_wrk(gateway.url, script, path, people, 1, 1, 1, probe=True)
-    probe = probe_summary(probes)
-    if not probe["ok"]:
-        log(f"  probe: {probe['note'] or probe['statuses']}")
-    runs = []
-    for connections in connections_list:
-        reset = gateway.reset_peak_rss()
-        result, _ = run_wrk(gateway.url, script, path, people, connections, args.duration,
-                            args.wrk_threads)
-        memory = gateway.status()
-        result.update(connections=connections, peak_rss_kb=memory.get("VmHWM"),
-                      peak_rss_scope="scenario" if reset else "process")
-        result["ok"] = (probe["ok"] and result["non2xx"] == 0 and result["socket_errors"] == 0
-                        and result["requests"] > 0)
-        runs.append(result)
-        log(f"  {connections} connections: {result['rps']:.0f} req/s, p50 "
-            f"{result['p50_us'] / 1000:.2f} ms, p99 {result['p99_us'] / 1000:.2f} ms, "
-            f"non-2xx {result['non2xx']}, errors {result['socket_errors']}")
-        if not gateway.alive():
-            raise RuntimeError(f"the gateway exited during {name} (log: {gateway.log_path})")
-    return {"name": name, "kind": kind, "path": path or None, "script": script,
-            "probe": probe, "runs": runs}
+    summary = probe_summary(probes)
+    if not summary["ok"]:
+        log(f"  {name}: probe got {summary['note'] or summary['statuses']}")
+    return summary
+
+
+def measure(gateway, script, path, people, connections, duration, args):
+    """One load run of the gateway, with its peak RSS during that run."""
+    reset = gateway.reset_peak_rss()
+    result, _ = run_wrk(gateway.url, script, path, people, connections, duration,
+                        args.wrk_threads)
+    result.update(connections=connections, peak_rss_kb=gateway.status().get("VmHWM"),
+                  peak_rss_scope="run" if reset else "process")
+    if not gateway.alive():
+        raise RuntimeError(f"the gateway exited during {script} {path} "
+                           f"(log: {gateway.log_path})")
+    return result
+
+
+def run_ok(result, probe_result):
+    return (probe_result["ok"] and result["non2xx"] == 0 and result["socket_errors"] == 0
+            and result["requests"] > 0)
 
 
 def prepare_database(args, people):
@@ -316,6 +367,8 @@ def start_gateway(servers, args, database, label):
     command = [args.gateway, "serve", "--schema", args.schema, "--seed", args.seed_dir,
                "--db", database, "--host", "127.0.0.1", "--port", "0",
                "--threads", str(args.threads)]
+    if args.gateway_log_level:
+        command += ["--log-level", args.gateway_log_level]
     return servers.start(f"gateway ({label})", command,
                          os.path.join(args.results_dir, f"{args.stamp}-gateway-{label}.log"))
 
@@ -326,50 +379,53 @@ def start_ceiling(servers, args):
                          os.path.join(args.results_dir, f"{args.stamp}-ceiling.log"))
 
 
-def average_ceiling(before, after):
-    combined = {}
-    for connections in before:
-        pair = [before[connections], after.get(connections, before[connections])]
-        combined[connections] = {
-            "rps": sum(r["rps"] for r in pair) / len(pair),
-            "rpsBefore": pair[0]["rps"], "rpsAfter": pair[1]["rps"],
-            "p50_us": pair[0]["p50_us"], "p99_us": pair[0]["p99_us"],
-        }
-    return combined
-
-
 # ---------------------------------------------------------------- default mode
 
 def benchmark(args, servers):
+    """Every scenario at every connection count; each gateway run sits between two ceiling runs
+    at the same connection count, and its ratio is to their mean, so that the drift of a shared
+    machine cancels out as far as it can."""
     database, dataset = prepare_database(args, args.people)
     sqlite_rate = measure_sqlite_inserts(args, database)
 
     ceiling = start_ceiling(servers, args)
     gateway = start_gateway(servers, args, database, f"{args.people}")
     idle_rss = gateway.status()
-    run_wrk(ceiling.url + "CarDealer.svc/", "get.lua", CEILING_PATH, args.people, 16, 1,
-            args.wrk_threads)  # warm-up
-    log("ceiling (before)")
-    ceiling_before = measure_ceiling(ceiling, args)
+    ceiling_run(ceiling, args, 16, 1)  # warm-up
 
+    plan = [entry for entry in SCENARIOS
+            if not args.scenarios or any(s.lower() in entry[0].lower() for s in args.scenarios)]
     scenarios = []
-    for name, script, path, kind in SCENARIOS:
-        if args.scenarios and not any(s.lower() in name.lower() for s in args.scenarios):
-            continue
-        scenarios.append(run_scenario(gateway, name, script, path, kind, args.people, args,
-                                      args.connections))
-    log("ceiling (after)")
-    ceiling_after = measure_ceiling(ceiling, args)
-    ceiling_figures = average_ceiling(ceiling_before, ceiling_after)
+    log("probing every scenario")
+    for name, script, path, kind in plan:
+        scenarios.append({"name": name, "kind": kind, "path": path or None, "script": script,
+                          "probe": probe(gateway, name, script, path, args.people),
+                          "runs": []})
+    ceiling_runs = {}
+    for connections in args.connections:
+        before = ceiling_run(ceiling, args, connections, args.ceiling_duration)
+        ceiling_runs.setdefault(connections, []).append(before)
+        for scenario in scenarios:
+            log(f"{scenario['name']}, {connections} connections")
+            result = measure(gateway, scenario["script"], scenario["path"] or "", args.people,
+                             connections, args.duration, args)
+            after = ceiling_run(ceiling, args, connections, args.ceiling_duration)
+            ceiling_runs[connections].append(after)
+            reference = (before["rps"] + after["rps"]) / 2
+            result["ceiling"] = {"before": before, "after": after, "rps": reference}
+            result["ok"] = run_ok(result, scenario["probe"])
+            result["ratio"] = result["rps"] / reference if result["ok"] and reference else None
+            scenario["runs"].append(result)
+            log(f"  {result['rps']:.0f} req/s (ceiling {before['rps']:.0f} / "
+                f"{after['rps']:.0f}), p50 {result['p50_us'] / 1000:.2f} ms, p99 "
+                f"{result['p99_us'] / 1000:.2f} ms, non-2xx {result['non2xx']}, "
+                f"errors {result['socket_errors']}")
+            before = after
     process_peak = gateway.status()
     servers.stop_all()
 
-    for scenario in scenarios:
-        for run in scenario["runs"]:
-            reference = ceiling_figures[run["connections"]]["rps"]
-            run["ratio"] = run["rps"] / reference if run["ok"] and reference else None
     results = {
-        "mode": "default", "dataset": dataset, "ceiling": ceiling_figures,
+        "mode": "default", "dataset": dataset, "ceiling": summarize_ceiling(ceiling_runs),
         "sqliteInsert": sqlite_rate, "scenarios": scenarios,
         "gatewayMemory": {"idleRssKb": idle_rss.get("VmRSS"),
                           "processPeakRssKb": process_peak.get("VmHWM")},
@@ -403,19 +459,19 @@ def check_targets(results):
         run = find_run(results, name, 16)
         ratio = run.get("ratio") if run else None
         verdict(run, ratio, ratio is not None and ratio >= minimum, f">= {minimum:.2f}",
-                f"{name} @16, ratio to ceiling")
+                f"{label(name)} @16, x ceiling")
     run = find_run(results, "POST Person", 16)
     raw = results["sqliteInsert"]["rowsPerSecond"]
     ratio = run["rps"] / raw if run and run["ok"] and raw else None
     verdict(run, ratio, ratio is not None and ratio >= POST_TO_SQLITE_TARGET,
-            f">= {POST_TO_SQLITE_TARGET:.2f}", "POST Person @16, ratio to raw SQLite inserts")
+            f">= {POST_TO_SQLITE_TARGET:.2f}", "POST Person @16, x raw SQLite inserts")
     for scenario in results["scenarios"]:
         if scenario["kind"] != "read":
             continue
         run = find_run(results, scenario["name"], 64)
         p99 = run["p99_us"] / 1000 if run else None
         verdict(run, p99, p99 is not None and p99 < P99_TARGET_MS, f"< {P99_TARGET_MS:.0f} ms",
-                f"{scenario['name']} @64, p99 latency (ms)")
+                f"{label(scenario['name'])} @64, p99 ms")
     return targets
 
 
@@ -427,21 +483,19 @@ def format_default(results):
     raw = results["sqliteInsert"]
     lines.append(f"Raw SQLite: {raw['rowsPerSecond']:.0f} one-row inserts/s "
                  f"(journal {raw['journal']}, synchronous {raw['synchronous']})")
-    header = (f"{'scenario':<58} {'conn':>4} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+    header = (f"{'scenario':<{LABEL_WIDTH}} {'conn':>4} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
               f"{'x ceil':>6} {'non-2xx':>8} {'RSS MB':>7}")
     lines.append(header)
     lines.append("-" * len(header))
     for connections, figure in sorted(results["ceiling"].items()):
-        lines.append(f"{'C ceiling (libmicrohttpd, fixed body)':<58} {connections:>4} "
+        lines.append(f"{'C ceiling (libmicrohttpd, fixed body)':<{LABEL_WIDTH}} {connections:>4} "
                      f"{figure['rps']:>9.0f} {figure['p50_us'] / 1000:>7.2f} "
                      f"{figure['p99_us'] / 1000:>7.2f} {1:>6.2f} {0:>8} {'':>7}")
     for scenario in results["scenarios"]:
         for run in scenario["runs"]:
             ratio = f"{run['ratio']:.2f}" if run.get("ratio") is not None else "-"
             rss = f"{run['peak_rss_kb'] / 1024:.1f}" if run.get("peak_rss_kb") else "-"
-            name = scenario["name"] if len(scenario["name"]) <= 58 else \
-                scenario["name"][:55] + "..."
-            lines.append(f"{name:<58} {run['connections']:>4} {run['rps']:>9.0f} "
+            lines.append(f"{label(scenario['name']):<{LABEL_WIDTH}} {run['connections']:>4} {run['rps']:>9.0f} "
                          f"{run['p50_us'] / 1000:>7.2f} {run['p99_us'] / 1000:>7.2f} {ratio:>6} "
                          f"{run['non2xx']:>8} {rss:>7}")
         if not scenario["probe"]["ok"]:
@@ -449,9 +503,13 @@ def format_default(results):
         elif any(not run["ok"] for run in scenario["runs"]):
             errors = sum(run["socket_errors"] for run in scenario["runs"])
             lines.append(f"    ^ FAILING under load: non-2xx responses or {errors} socket errors")
-    drift = ", ".join(f"{c} connections {f['rpsBefore']:.0f} / {f['rpsAfter']:.0f}"
-                      for c, f in sorted(results["ceiling"].items()))
-    lines.append(f"Ceiling req/s before / after the gateway (averaged above): {drift}")
+    for name, short in LABELS.items():
+        if any(scenario["name"] == name for scenario in results["scenarios"]):
+            lines.append(f"{short} = {name}")
+    spread = ", ".join(f"{c} connections {f['rpsMin']:.0f} to {f['rpsMax']:.0f}"
+                       for c, f in sorted(results["ceiling"].items()))
+    lines.append(f"x ceil = gateway req/s / mean of the ceiling runs just before and after it "
+                 f"(same connections); ceiling rows = mean of all its runs (range: {spread})")
     memory = results["gatewayMemory"]
     if memory.get("processPeakRssKb"):
         lines.append(f"Gateway peak RSS over the whole run: {memory['processPeakRssKb'] / 1024:.1f}"
@@ -461,7 +519,8 @@ def format_default(results):
     for target in results["targets"]:
         value = target["value"]
         shown = "-" if value is None else f"{value:.2f}"
-        lines.append(f"  {target['result']:<16} {target['target']}: {shown} (goal {target['goal']})")
+        lines.append(f"  {target['result']:<16} {target['target']:<56} {shown:>6}  "
+                     f"(goal {target['goal']})")
     return "\n".join(lines)
 
 
@@ -546,78 +605,110 @@ def page_through(gateway, max_seconds):
             "outcome": outcome}
 
 
-def growth(args, servers):
-    scales = [args.growth_small, args.growth_large]
-    per_scale = {}
-    ceiling = start_ceiling(servers, args)
-    log("ceiling (before)")
-    ceiling_before = measure_ceiling(ceiling, args, [args.growth_connections])
-    for people in scales:
-        database, dataset = prepare_database(args, people)
-        gateway = start_gateway(servers, args, database, f"{people}")
-        scenarios = []
-        deep_path, deep_problem = deep_skiptoken_path(gateway, people)
-        plan = [SCENARIOS[0], SCENARIOS[1]]
-        if deep_path:
-            plan.append((f"Person?$skiptoken=<90% deep>", "get.lua", deep_path, "read"))
-        plan.append(SCENARIOS[2])
-        for name, script, path, kind in plan:
-            scenarios.append(run_scenario(gateway, name, script, path, kind, people, args,
-                                          [args.growth_connections]))
-        if deep_problem:
-            scenarios.append({"name": "Person?$skiptoken=<90% deep>", "kind": "read",
-                              "path": None, "script": "get.lua",
-                              "probe": {"ok": False, "note": deep_problem, "statuses": []},
-                              "runs": []})
-        servers.stop(gateway)
-        log(f"paging through Person at {people} people (fresh gateway)")
-        gateway = start_gateway(servers, args, database, f"{people}-paging")
-        paging = page_through(gateway, args.paging_seconds)
-        servers.stop(gateway)
-        remove_database(database)
-        per_scale[people] = {"dataset": dataset, "scenarios": scenarios, "paging": paging}
-    log("ceiling (after)")
-    ceiling_after = measure_ceiling(ceiling, args, [args.growth_connections])
-    servers.stop_all()
-    ceiling_figures = average_ceiling(ceiling_before, ceiling_after)
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
-    small, large = per_scale[scales[0]], per_scale[scales[1]]
+
+def combine(results):
+    """Several wrk runs of one gateway as one: total requests over total time, and the median
+    of their latency percentiles (one run hit by a neighbour's burst does not decide them)."""
+    seconds = sum(r["duration_us"] for r in results) / 1e6
+    combined = {key: sum(r[key] for r in results)
+                for key in ("requests", "non2xx", "socket_errors", "duration_us")}
+    combined.update(rps=combined["requests"] / seconds if seconds else 0.0,
+                    p50_us=median([r["p50_us"] for r in results]),
+                    p99_us=median([r["p99_us"] for r in results]),
+                    connections=results[0]["connections"],
+                    peak_rss_kb=max(r["peak_rss_kb"] or 0 for r in results) or None,
+                    parts=results)
+    return combined
+
+
+def growth(args, servers):
+    """Both scales served at once by two gateways, each scenario run on them in the order
+    small, large, large, small: the slowdown compares runs seconds apart, not minutes."""
+    scales = [args.growth_small, args.growth_large]
+    connections = args.growth_connections
+    databases, datasets = {}, {}
+    for people in scales:
+        databases[people], datasets[people] = prepare_database(args, people)
+    ceiling = start_ceiling(servers, args)
+    gateways = {people: start_gateway(servers, args, databases[people], f"{people}")
+                for people in scales}
+    ceiling_run(ceiling, args, connections, 1)  # warm-up
+    ceiling_runs = [ceiling_run(ceiling, args, connections, args.ceiling_duration)]
+
+    plan = [(SCENARIOS[0][0], SCENARIOS[0][1], {p: SCENARIOS[0][2] for p in scales}),
+            (SCENARIOS[1][0], SCENARIOS[1][1], {p: SCENARIOS[1][2] for p in scales})]
+    deep = {people: deep_skiptoken_path(gateways[people], people) for people in scales}
+    deep_problem = next((problem for _, problem in deep.values() if problem), None)
+    deep_name = "Person?$skiptoken=<90% deep>"
+    if not deep_problem:
+        plan.append((deep_name, "get.lua", {p: deep[p][0] for p in scales}))
+    plan.append((SCENARIOS[2][0], SCENARIOS[2][1], {p: SCENARIOS[2][2] for p in scales}))
+
+    half = max(1, args.duration // 2)
     comparison = []
-    for scenario in small["scenarios"]:
-        other = next((s for s in large["scenarios"] if s["name"] == scenario["name"]), None)
-        a = scenario["runs"][0] if scenario["runs"] else None
-        b = other["runs"][0] if other and other["runs"] else None
-        entry = {"name": scenario["name"], "small": a, "large": b, "slowdown": None,
-                 "p50Slowdown": None, "result": "failing requests"}
-        if a and b and a["ok"] and b["ok"] and b["rps"] > 0 and a["p50_us"] > 0:
-            entry["slowdown"] = a["rps"] / b["rps"]
-            entry["p50Slowdown"] = b["p50_us"] / a["p50_us"]
+    for name, script, paths in plan:
+        log(f"{name}, {connections} connections")
+        probes = {p: probe(gateways[p], name, script, paths[p], p) for p in scales}
+        runs = {p: [] for p in scales}
+        for people in (scales[0], scales[1], scales[1], scales[0]):
+            runs[people].append(measure(gateways[people], script, paths[people], people,
+                                        connections, half, args))
+        small, large = (combine(runs[p]) for p in scales)
+        for people, run in zip(scales, (small, large)):
+            run["ok"] = run_ok(run, probes[people])
+            run["path"] = paths[people]
+            log(f"  {people} people: {run['rps']:.0f} req/s, p50 {run['p50_us'] / 1000:.2f} ms, "
+                f"non-2xx {run['non2xx']}")
+        entry = {"name": name, "small": small, "large": large, "slowdown": None,
+                 "p50Slowdown": None, "result": "failing requests",
+                 "note": next((probes[p]["note"] for p in scales if probes[p]["note"]), "")}
+        if small["ok"] and large["ok"] and large["rps"] > 0 and small["p50_us"] > 0:
+            entry["slowdown"] = small["rps"] / large["rps"]
+            entry["p50Slowdown"] = large["p50_us"] / small["p50_us"]
             entry["result"] = "PASS" if entry["slowdown"] <= GROWTH_TARGET else "FAIL"
-        elif not (a and b):
-            entry["result"] = "not run"
-        entry["note"] = (scenario["probe"].get("note") or
-                         (other["probe"].get("note") if other else "") or "")
         comparison.append(entry)
-    paging_peak = large["paging"]["peakRssKb"]
-    paging_ok = large["paging"]["outcome"] == "complete"
+    if deep_problem:
+        comparison.append({"name": deep_name, "small": None, "large": None, "slowdown": None,
+                           "p50Slowdown": None, "result": "not run", "note": deep_problem})
+    ceiling_runs.append(ceiling_run(ceiling, args, connections, args.ceiling_duration))
+    servers.stop_all()
+
+    paging = {}
+    for people in scales:
+        log(f"paging through Person at {people} people (fresh gateway)")
+        gateway = start_gateway(servers, args, databases[people], f"{people}-paging")
+        paging[str(people)] = page_through(gateway, args.paging_seconds)
+        servers.stop(gateway)
+        remove_database(databases[people])
+
+    large_paging = paging[str(scales[1])]
+    peak = large_paging["peakRssKb"]
+    complete = large_paging["outcome"] == "complete"
     return {
-        "mode": "growth", "ceiling": ceiling_figures, "connections": args.growth_connections,
-        "scales": {str(people): per_scale[people] for people in scales},
-        "comparison": comparison,
+        "mode": "growth", "connections": connections, "scales": scales,
+        "datasets": {str(p): datasets[p] for p in scales},
+        "ceiling": summarize_ceiling({connections: ceiling_runs}),
+        "comparison": comparison, "paging": paging,
         "pagingTarget": {"goalMb": PAGING_RSS_TARGET_MB,
-                         "peakRssMb": paging_peak / 1024 if paging_peak else None,
-                         "result": ("PASS" if paging_ok and paging_peak and
-                                    paging_peak / 1024 < PAGING_RSS_TARGET_MB else
-                                    "FAIL" if paging_ok else "incomplete")},
+                         "peakRssMb": peak / 1024 if peak else None,
+                         "result": ("PASS" if complete and peak and
+                                    peak / 1024 < PAGING_RSS_TARGET_MB else
+                                    "FAIL" if complete else "incomplete")},
     }
 
 
 def format_growth(results, args):
     lines = []
-    small, large = args.growth_small, args.growth_large
-    lines.append(f"Growth, {results['connections']} connections: {small} vs {large} people "
-                 f"(slowdown = req/s at {small} / req/s at {large}; goal <= {GROWTH_TARGET})")
-    header = (f"{'scenario':<44} {'req/s ' + str(small):>14} {'req/s ' + str(large):>17} "
+    small, large = results["scales"]
+    lines.append(f"Growth: {small} vs {large} people, {results['connections']} connections, "
+                 f"both gateways up, runs in the order small, large, large, small.")
+    lines.append(f"slowdown = req/s at {small} / req/s at {large} (goal <= {GROWTH_TARGET})")
+    header = (f"{'scenario':<{LABEL_WIDTH}} {'req/s ' + str(small):>12} {'req/s ' + str(large):>15} "
               f"{'p50 ms':>7} {'p50 ms':>7} {'slowdown':>8}  result")
     lines.append(header)
     lines.append("-" * len(header))
@@ -627,13 +718,14 @@ def format_growth(results, args):
         def figure(run, key, scale=1.0, fmt="{:.0f}"):
             return fmt.format(run[key] * scale) if run else "-"
         slowdown = f"{entry['slowdown']:.2f}" if entry["slowdown"] is not None else "-"
-        lines.append(f"{entry['name'][:44]:<44} {figure(a, 'rps'):>14} {figure(b, 'rps'):>17} "
+        lines.append(f"{label(entry['name']):<{LABEL_WIDTH}} {figure(a, 'rps'):>12} {figure(b, 'rps'):>15} "
                      f"{figure(a, 'p50_us', 0.001, '{:.2f}'):>7} "
-                     f"{figure(b, 'p50_us', 0.001, '{:.2f}'):>7} {slowdown:>8}  {entry['result']}")
+                     f"{figure(b, 'p50_us', 0.001, '{:.2f}'):>7} {slowdown:>8}  "
+                     f"{entry['result']}")
         if entry["note"]:
             lines.append(f"    ^ {entry['note'][:150]}")
     for people in (small, large):
-        paging = results["scales"][str(people)]["paging"]
+        paging = results["paging"][str(people)]
         peak = paging["peakRssKb"]
         lines.append(f"Paging through Person at {people} people: {paging['rows']} rows in "
                      f"{paging['pages']} pages, {paging['seconds']}s, gateway peak RSS "
@@ -642,7 +734,8 @@ def format_growth(results, args):
     lines.append(f"Peak RSS while paging {large} people: goal < {target['goalMb']} MB: "
                  f"{target['result']}")
     for connections, figure in sorted(results["ceiling"].items()):
-        lines.append(f"C ceiling, {connections} connections: {figure['rps']:.0f} req/s")
+        lines.append(f"C ceiling, {connections} connections: {figure['rps']:.0f} req/s on average "
+                     f"({figure['rpsMin']:.0f} to {figure['rpsMax']:.0f})")
     return "\n".join(lines)
 
 
@@ -668,10 +761,14 @@ def parse_arguments():
     parser.add_argument("--ceiling", required=True, help="the C ceiling server executable")
     parser.add_argument("--sqlite-insert", required=True, help="the raw SQLite insert program")
     parser.add_argument("--people", type=int, default=1000)
-    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    parser.add_argument("--duration", type=int, default=8, help="seconds per gateway wrk run")
+    parser.add_argument("--ceiling-duration", type=int, default=None,
+                        help="seconds per ceiling run (default: half of --duration, at least 2)")
     parser.add_argument("--connections", default="16,64")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2,
                         help="thread pool of the gateway and of the ceiling")
+    parser.add_argument("--gateway-log-level", default=None,
+                        help="passed to dealer-gateway serve --log-level (default: its own)")
     parser.add_argument("--wrk-threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=6, help="data set seed")
     parser.add_argument("--scenarios", default="",
@@ -694,6 +791,7 @@ def parse_arguments():
     args = parser.parse_args()
     args.connections = [int(c) for c in args.connections.split(",") if c.strip()]
     args.scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    args.ceiling_duration = args.ceiling_duration or max(2, args.duration // 2)
     args.data_dir = args.data_dir or os.path.join(args.results_dir, "data")
     args.stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     if args.duration < 1 or not args.connections:

@@ -5,21 +5,25 @@
 # the two C yardsticks (the libmicrohttpd ceiling and the raw SQLite insert loop), then runs
 # Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on 127.0.0.1,
 # drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
-# Every option is passed on to bench.py (see `Benchmarks/bench.py --help`); --scratch-path PATH
-# chooses SwiftPM's build folder (default .build).
+# Every option is passed on to bench.py (see `Benchmarks/run.sh --help`), except two:
+#   --scratch-path PATH   SwiftPM's build folder (default .build)
+#   --gateway PATH        an already built dealer-gateway; skips `swift build`
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(dirname "$BENCH_DIR")"
 BIN_DIR="$BENCH_DIR/results/bin"
 SCRATCH_PATH="$REPO_DIR/.build"
+GATEWAY=""
 
 BENCH_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --scratch-path) SCRATCH_PATH="$2"; shift 2 ;;
         --scratch-path=*) SCRATCH_PATH="${1#*=}"; shift ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exec python3 "$BENCH_DIR/bench.py" --help \
+        --gateway) GATEWAY="$2"; shift 2 ;;
+        --gateway=*) GATEWAY="${1#*=}"; shift ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exec python3 "$BENCH_DIR/bench.py" --help \
             --gateway x --ceiling x --sqlite-insert x ;;
         *) BENCH_ARGS+=("$1"); shift ;;
     esac
@@ -44,9 +48,12 @@ echo "building the C ceiling and the raw SQLite insert loop" >&2
 cc -O2 -Wall -o "$BIN_DIR/ceiling" "$BENCH_DIR/ceiling/ceiling.c" $(pkg-config --cflags --libs libmicrohttpd)
 cc -O2 -Wall -o "$BIN_DIR/sqlite_insert" "$BENCH_DIR/sqlite_insert/sqlite_insert.c" $(pkg-config --cflags --libs sqlite3)
 
-echo "building dealer-gateway (release)" >&2
-(cd "$REPO_DIR" && swift build -c release --product dealer-gateway --scratch-path "$SCRATCH_PATH" >&2)
-GATEWAY="$(cd "$REPO_DIR" && swift build -c release --product dealer-gateway --scratch-path "$SCRATCH_PATH" --show-bin-path)/dealer-gateway"
+if [ -z "$GATEWAY" ]; then
+    echo "building dealer-gateway (release)" >&2
+    (cd "$REPO_DIR" && swift build -c release --product dealer-gateway --scratch-path "$SCRATCH_PATH" >&2)
+    GATEWAY="$(cd "$REPO_DIR" && swift build -c release --product dealer-gateway --scratch-path "$SCRATCH_PATH" --show-bin-path)/dealer-gateway"
+fi
+GATEWAY="$(cd "$(dirname "$GATEWAY")" && pwd)/$(basename "$GATEWAY")"
 
 # bench.py replaces this shell, so Ctrl-C and SIGTERM reach it directly: it stops its servers in a
 # finally block (its "trap"), and they also get SIGTERM through PR_SET_PDEATHSIG if it is killed.
