@@ -1,1 +1,0 @@
-print("dealer-codegen: not built yet")
