@@ -1,1 +1,0 @@
-print("dealer: not built yet")
