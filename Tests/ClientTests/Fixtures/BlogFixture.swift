@@ -1,0 +1,62 @@
+/// The blog's response to `Person(1)?$expand=PersonCar,PersonCar/Car` (a DataServiceVersion 1.0
+/// response), copied from /work/shared/fixtures/blog-person1-expand.json for decoding without a server.
+enum BlogFixture {
+    static let person1Expanded = #"""
+{"d":
+    {"__metadata":
+        {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/Person(1)",
+         "type":"edmexampleModel.Person"},
+     "personID":1,
+     "firstName":"Bob",
+     "lastName":"Samson",
+     "ssn":"543872934",
+     "createDate":"/Date(1257008908440)/",
+     "PersonCar":[
+        {"__metadata":
+            {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/PersonCar(1)",
+             "type":"edmexampleModel.PersonCar"},
+         "personCarID":1,
+         "createStamp":"/Date(1257103813990)/",
+         "Car":
+            {"__metadata":
+                {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/Car(2)",
+                 "type":"edmexampleModel.Car"},
+             "carID":2,
+             "make":"Ford",
+             "model":"Explorer",
+             "manufactureDate":"/Date(1099242508440)/",
+             "createStamp":"/Date(1257008940840)/",
+             "PersonCar":
+                {"__deferred":
+                    {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/Car(2)/PersonCar"}}},
+         "Person":
+            {"__deferred":
+                {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/PersonCar(1)/Person"}},
+         "PersonCarMaintenance":
+            {"__deferred":
+                {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/PersonCar(1)/PersonCarMaintenance"}}},
+        {"__metadata":
+            {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/PersonCar(2)",
+             "type":"edmexampleModel.PersonCar"},
+         "personCarID":2,
+         "createStamp":"/Date(1257109628720)/",
+         "Car":
+            {"__metadata":
+                {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/Car(5)",
+                 "type":"edmexampleModel.Car"},
+             "carID":5,
+             "make":"Ford",
+             "model":"Mustang",
+             "manufactureDate":"/Date(1075680000000)/",
+             "createStamp":"/Date(1257109563660)/",
+             "PersonCar":
+                {"__deferred":
+                    {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/Car(5)/PersonCar"}}},
+         "Person":
+            {"__deferred":
+                {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/PersonCar(2)/Person"}},
+         "PersonCarMaintenance":
+            {"__deferred":
+                {"uri":"http://192.168.1.112/EDMTest/CarDealer.svc/PersonCar(2)/PersonCarMaintenance"}}}]}}
+"""#
+}
