@@ -49,6 +49,8 @@ enum ContentNegotiation {
         case .atom?, .xml?: throw .notAcceptable("Atom and XML payloads are not supported; this service answers data in JSON ($format=json or Accept: application/json)")
         case nil: break
         }
+        // What almost every client sends, decided without parsing.
+        if accept == nil || accept == "application/json" || accept == "*/*" { return .json }
         let ranges = acceptedRanges(accept)
         if accepts(ranges, "application/json") { return .json }
         throw .notAcceptable("none of the media types in Accept (\(accept ?? "")) is supported; this service answers data in application/json")

@@ -13,11 +13,11 @@ public struct EntityReader {
     public func page(_ query: EntityQuery) throws -> EntityPage {
         let type = query.path.targetType
         var context = SQLBuildContext()
-        var select = type.columnNames.map { SQL.column(context.rootAlias, $0) }
+        var select = selectList(type, alias: context.rootAlias)
         var orderTerms: [String] = []
         for (index, item) in query.orderBy.enumerated() {
             let alias = "__o\(index)"
-            select.append(ExpressionTranslator.sql(for: item.expression, in: &context) + " AS " + alias)
+            select += ", " + ExpressionTranslator.sql(for: item.expression, in: &context) + " AS " + alias
             orderTerms.append(alias + (item.descending ? " DESC" : " ASC"))
         }
         // Ties are broken by the key, so that the order, and so paging, is stable.
@@ -30,7 +30,7 @@ public struct EntityReader {
             conditions.append(afterCondition(token, query: query, in: &context))
         }
 
-        var sql = "SELECT " + select.joined(separator: ", ") + " FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
+        var sql = "SELECT " + select + " FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
         var tail = ""
         if !conditions.isEmpty { tail += " WHERE " + conditions.joined(separator: " AND ") }
         tail += " ORDER BY " + orderTerms.joined(separator: ", ")
@@ -167,6 +167,14 @@ public struct EntityReader {
         }
     }
 
+    /// `t0."a", t0."b", ...`: every stored column of `type`, in stored-column order.
+    private func selectList(_ type: EntityType, alias: String) -> String {
+        precondition(alias == "t0", "the cached select list is for the root alias")
+        return database.cachedFragment(for: type) {
+            type.columnNames.map { SQL.column(alias, $0) }.joined(separator: ", ")
+        }
+    }
+
     // MARK: - $expand
 
     /// Attaches the related entities named by `nodes` to `records`: one query per node and level.
@@ -211,7 +219,7 @@ public struct EntityReader {
         var byLink: [[SQLValue]: [EntityRecord]] = [:]
         if !tuples.isEmpty {
             let alias = "t0"
-            let sql = "SELECT " + target.columnNames.map { SQL.column(alias, $0) }.joined(separator: ", ")
+            let sql = "SELECT " + selectList(target, alias: alias)
                 + " FROM " + SQL.quote(target.tableName) + " AS " + alias
                 + " WHERE " + KeyList.membership(columns: targetColumns, alias: alias)
                 + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")

@@ -65,6 +65,18 @@ public final class Database {
         return statement
     }
 
+    /// SQL text derived from a model object (a type's column list), built once per connection.
+    /// Connections are per thread, so this needs no lock.
+    private var fragmentCache: [ObjectIdentifier: String] = [:]
+
+    public func cachedFragment(for object: AnyObject, _ make: () -> String) -> String {
+        let key = ObjectIdentifier(object)
+        if let fragment = fragmentCache[key] { return fragment }
+        let fragment = make()
+        fragmentCache[key] = fragment
+        return fragment
+    }
+
     /// A statement prepared for one use.
     public func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
         try Statement(database: self, sql: sql)
