@@ -80,6 +80,17 @@ import Testing
         #expect(garbage.status == 400)
     }
 
+    @Test func unexpectedFailuresAre500WithoutInternals() throws {
+        // Pull a table out from under the running gateway.
+        let database = try gateway.openDatabase()
+        try database.execute("PRAGMA foreign_keys=OFF; DROP TABLE \"PersonCarMaintenance\"")
+        let response = try gateway.get("PersonCarMaintenance")
+        #expect(response.status == 500)
+        let message = try response.errorMessage()
+        #expect(!message.contains("SELECT") && !message.contains("PersonCarMaintenance") && !message.lowercased().contains("sqlite"), "\(message)")
+        #expect(try gateway.get("Person(1)").status == 200, "the server carries on")
+    }
+
     @Test func longURIsAreRefusedWithTheBound() throws {
         let response = try gateway.get("Person?$filter=" + String(repeating: "a", count: 9000))
         #expect(response.status == 400)
