@@ -137,6 +137,12 @@ import Testing
         }
     }
 
+    @Test func untypedBodiesWriteAsJSON() {
+        let body: JSONValue = ["firstName": "Ada", "age": 36, "ratio": 0.5, "active": true, "ssn": nil, "tags": ["a"]]
+        #expect(body.description == #"{"active":true,"age":36,"firstName":"Ada","ratio":0.5,"ssn":null,"tags":["a"]}"#)
+        #expect(JSONValue.string("say \"hi\"\n").description == #""say \"hi\"\n""#)
+    }
+
     @Test func odataErrorBodyDecodes() throws {
         let body = #"{"error":{"code":"NotFound","message":{"lang":"en-US","value":"Resource not found for the segment 'Person(42)'."}}}"#
         let error = try #require(ODataError.decode(from: Data(body.utf8)))
