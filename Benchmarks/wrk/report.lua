@@ -5,11 +5,11 @@
 -- mistaken for fast successes.
 local report = {}
 
-local thread_counter = 0
+local threads = {}
 
 function report.setup(thread)
-   thread_counter = thread_counter + 1
-   thread:set("thread_seed", os.time() * 1000 + thread_counter)
+   threads[#threads + 1] = thread
+   thread:set("thread_seed", os.time() * 1000 + #threads)
 end
 
 function report.seed()
@@ -51,8 +51,12 @@ end
 function report.probe_response(status, headers, body)
    if not seen_status[status] then
       seen_status[status] = true
-      io.write(string.format('BENCH_PROBE {"status":%d,"body":%s}\n',
-         status, json_string((body or ""):sub(1, 600))))
+      local inner = {}
+      for code in (body or ""):gmatch("HTTP/1%.1 (%d%d%d)") do
+         inner[#inner + 1] = code
+      end
+      io.write(string.format('BENCH_PROBE {"status":%d,"inner":[%s],"body":%s}\n',
+         status, table.concat(inner, ","), json_string((body or ""):sub(1, 600))))
    end
    probe_responses = probe_responses + 1
    if probe_responses >= 20 then
@@ -68,16 +72,36 @@ function report.install_probe()
    end
 end
 
+-- A $batch is answered 202 even when its change set fails: the real statuses are inside the
+-- multipart body ("HTTP/1.1 201 Created", or one "HTTP/1.1 400 ..." for a failed change set).
+-- Scripts that send batches count them here, per thread; done() adds them up.
+function report.count_inner_statuses(body)
+   for code in (body or ""):gmatch("HTTP/1%.1 (%d%d%d)") do
+      local status = tonumber(code)
+      if status >= 200 and status < 300 then
+         inner_ok = (inner_ok or 0) + 1
+      else
+         inner_failures = (inner_failures or 0) + 1
+      end
+   end
+end
+
 function report.done(summary, latency, requests)
    local e = summary.errors
+   local ok, failures = 0, 0
+   for _, thread in ipairs(threads) do
+      ok = ok + (thread:get("inner_ok") or 0)
+      failures = failures + (thread:get("inner_failures") or 0)
+   end
    io.write(string.format(
       'BENCH_RESULT {"requests":%d,"duration_us":%d,"bytes":%d,"non2xx":%d,' ..
       '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"timeouts":%d,' ..
-      '"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f}\n',
+      '"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f,' ..
+      '"inner_ok":%d,"inner_failures":%d}\n',
       summary.requests, summary.duration, summary.bytes, e.status,
       e.connect, e.read, e.write, e.timeout,
       latency:percentile(50), latency:percentile(90), latency:percentile(99),
-      latency.max, latency.mean))
+      latency.max, latency.mean, ok, failures))
 end
 
 return report
