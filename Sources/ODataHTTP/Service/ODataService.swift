@@ -66,6 +66,20 @@ public final class ODataService: @unchecked Sendable {
         if request.method == "$TOO_LARGE" {
             throw ServiceError(status: 413, code: "PayloadTooLarge", message: "The request body is larger than the limit of this service.")
         }
+        let (context, method) = try requestContext(for: request)
+        switch method {
+        case "GET", "HEAD":
+            return try conditionalRead(context)
+        case "POST", "PUT", "MERGE", "PATCH", "DELETE":
+            return try write(context, method: method)
+        default:
+            throw ServiceError.methodNotAllowed("the method \(method) is not supported", allow: "GET, HEAD, POST, PUT, MERGE, PATCH, DELETE")
+        }
+    }
+
+    /// The request resolved against the model, and its method with X-HTTP-Method tunnelling
+    /// applied. Batch operations are resolved here too.
+    func requestContext(for request: HTTPRequest) throws -> (RequestContext, method: String) {
         let path = request.path
         let root = configuration.rootPath
         guard path.hasPrefix(root), path.count == root.count || path.dropFirst(root.count).first == "/" else {
@@ -84,14 +98,7 @@ public final class ODataService: @unchecked Sendable {
             method = tunnelled
         }
         let context = RequestContext(request: request, info: info, serviceRoot: serviceRoot(for: request), maxVersion: maxVersion)
-        switch method {
-        case "GET", "HEAD":
-            return try read(context)
-        case "POST", "PUT", "MERGE", "PATCH", "DELETE":
-            return try write(context, method: method)
-        default:
-            throw ServiceError.methodNotAllowed("the method \(method) is not supported", allow: "GET, HEAD, POST, PUT, MERGE, PATCH, DELETE")
-        }
+        return (context, method)
     }
 
     /// `http://host/CarDealer.svc/`, from the Host header the client used.

@@ -132,8 +132,8 @@ extension ODataService {
         VerboseJSONSerializer(uris: context.uris, version: version, etag: etagProvider)
     }
 
-    /// The ETag of a record, when its type has one. The writes layer supplies it.
-    var etagProvider: ((EntityRecord) -> String?)? { nil }
+    /// The ETag of a record (every entity has one; see `EntityTag`).
+    var etagProvider: ((EntityRecord) -> String?)? { EntityTag.of }
 
     func etagHeader(_ record: EntityRecord) -> [(String, String)] {
         guard let provider = etagProvider, let tag = provider(record) else { return [] }

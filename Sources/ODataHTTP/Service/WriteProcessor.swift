@@ -1,7 +1,188 @@
-// PLACEHOLDER — owned by the writes work (issue 4), which replaces this file.
+import EDM
+import Foundation
+import ODataSerialization
+import ODataStore
+import ODataURI
 
+/// POST, PUT, MERGE, PATCH and DELETE (MS-ODATA 2.2.7): creates, updates, deletes and links.
+/// Each request is one SQLite transaction (BEGIN IMMEDIATE, so concurrent writers queue rather
+/// than deadlock): it commits whole or rolls back whole. `$batch` runs its change sets the same
+/// way, one transaction each.
 extension ODataService {
     func write(_ context: RequestContext, method: String) throws -> HTTPResponse {
-        throw ServiceError(status: 501, code: "NotImplemented", message: "\(method) is not implemented yet; this service is read-only for now")
+        do {
+            if case .batch = context.info.resource {
+                guard method == "POST" else { throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST") }
+                return try batch(context)
+            }
+            let database = try self.database()
+            return try database.transaction {
+                try performWrite(WriteContext(request: context, database: database, model: model), method: method)
+            }
+        } catch {
+            throw ServiceError(failure: error)
+        }
+    }
+
+    /// One write, inside a transaction the caller opened.
+    func performWrite(_ context: WriteContext, method: String) throws -> HTTPResponse {
+        let request = context.httpRequest
+        switch context.request.info.resource {
+        case .entityCollection(let path):
+            guard method == "POST" else {
+                throw ServiceError.methodNotAllowed("\(method) cannot address a collection; address one entity by its key", allow: "GET, POST")
+            }
+            return try create(in: path, context)
+
+        case .entity(let path):
+            switch method {
+            case "POST":
+                guard case .navigation(let navigation, nil)? = path.segments.last, !navigation.isCollection else {
+                    throw ServiceError.methodNotAllowed("POST creates entities in a collection; to change this entity use PUT, MERGE or PATCH",
+                                                        allow: "GET, PUT, MERGE, PATCH, DELETE")
+                }
+                return try create(in: path, context)
+            case "PUT", "MERGE", "PATCH":
+                try RequestBodyType.checkJSON(request)
+                let record = try existing(path, context)
+                try checkPreconditions(of: record, request)
+                let payload = try context.deserializer.entity(from: request.body, of: record.type)
+                let updated = try persister(context).update(record, with: payload, replace: method == "PUT")
+                return noContent(etag: EntityTag.of(updated))
+            default:
+                let record = try existing(path, context)
+                try checkPreconditions(of: record, request)
+                try context.writer.delete(record)
+                return noContent(etag: nil)
+            }
+
+        case .property(let path, let property, let raw):
+            let value: EDMValue
+            switch method {
+            case "PUT", "MERGE", "PATCH":
+                if raw {
+                    try RequestBodyType.checkRaw(request)
+                    value = try context.deserializer.rawValue(from: request.body, for: property)
+                } else {
+                    try RequestBodyType.checkJSON(request)
+                    value = try context.deserializer.propertyValue(from: request.body, for: property)
+                }
+            case "DELETE":
+                guard property.isNullable else {
+                    throw ServiceError.badRequest("Property '\(property.name)' is not nullable, so its value cannot be deleted.")
+                }
+                value = .null
+            default:
+                throw ServiceError.methodNotAllowed("\(method) does not apply to a property; use PUT", allow: "GET, PUT, MERGE, PATCH, DELETE")
+            }
+            let record = try existing(path, context)
+            try checkPreconditions(of: record, request)
+            let updated = try persister(context).update(record, property: property, to: value)
+            return noContent(etag: EntityTag.of(updated))
+
+        case .links(let sourcePath, let navigation, let targetKey):
+            return try changeLink(sourcePath, navigation, targetKey: targetKey, method: method, context)
+
+        case .batch:
+            throw ServiceError.badRequest("$batch cannot be nested inside a batch")
+
+        case .serviceDocument, .metadata, .count:
+            throw ServiceError.methodNotAllowed("this resource is read-only", allow: "GET")
+        }
+    }
+
+    // MARK: Create
+
+    /// `POST Set`, `POST Set(key)/Nav` (collection) and `POST Set(key)/Nav` (to-one): 201 with
+    /// the created entity, its URI in Location and its ETag.
+    private func create(in path: ResourcePath, _ context: WriteContext) throws -> HTTPResponse {
+        let request = context.httpRequest
+        // Refuse before writing anything when the answer could not be delivered.
+        _ = try ContentNegotiation.forData(format: context.request.info.options.format, accept: request.header("Accept"))
+        try RequestBodyType.checkJSON(request)
+        let payload = try context.deserializer.entity(from: request.body, of: path.targetType)
+        let persister = persister(context)
+        let created: EntityRecord
+        if let parentPath = path.parent, case .navigation(let navigation, _)? = path.segments.last {
+            let parent = try existing(parentPath, context)
+            created = try persister.create(payload, from: parent, along: navigation)
+            if !navigation.targetHoldsForeignKey {
+                try context.writer.link(parent, navigation, to: created)
+            }
+        } else {
+            created = try persister.create(payload)
+        }
+        let tag = EntityTag.of(created)
+        let body = serializer(context.request, .v1).entityDocument(created, select: nil)
+        return HTTPResponse(status: 201, headers: [
+            ("Content-Type", "application/json;charset=utf-8"),
+            ("DataServiceVersion", ResponseVersion.v1.headerValue),
+            ("Location", context.request.uris.uri(of: created)),
+            ("ETag", tag),
+            ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+        ], body: body)
+    }
+
+    // MARK: Links
+
+    /// `POST Set(key)/$links/Nav` adds a link to a to-many navigation, `PUT` sets a to-one
+    /// link, `DELETE Set(key)/$links/Nav(key)` (to-many) or `DELETE Set(key)/$links/Nav`
+    /// (to-one) removes one. The body names the target: `{"uri": "..."}`.
+    private func changeLink(_ sourcePath: ResourcePath, _ navigation: NavigationProperty, targetKey: [EDMValue]?,
+                            method: String, _ context: WriteContext) throws -> HTTPResponse {
+        let request = context.httpRequest
+        let source = try existing(sourcePath, context)
+        switch method {
+        case "POST", "PUT", "MERGE", "PATCH":
+            guard targetKey == nil else {
+                throw ServiceError.badRequest("To add a link, address $links/\(navigation.name) without a key; the body names the entity to link.")
+            }
+            if navigation.isCollection {
+                guard method == "POST" else {
+                    throw ServiceError.methodNotAllowed("'\(navigation.name)' is a collection: POST adds a link to it, DELETE $links/\(navigation.name)(key) removes one",
+                                                        allow: "GET, POST")
+                }
+            } else if method == "POST" {
+                throw ServiceError.methodNotAllowed("'\(navigation.name)' is single-valued: PUT sets its link, DELETE removes it", allow: "GET, PUT, DELETE")
+            }
+            try RequestBodyType.checkJSON(request)
+            let reference = try context.deserializer.link(from: request.body)
+            let target = try resolve(reference, along: navigation, in: context)
+            try context.writer.link(source, navigation, to: target)
+        case "DELETE":
+            var target: EntityRecord?
+            if let targetKey {
+                let targetPath = ResourcePath(segments: sourcePath.segments + [.navigation(navigation, key: targetKey)])
+                target = try existing(targetPath, context)
+            } else if navigation.isCollection {
+                throw ServiceError.badRequest("'\(navigation.name)' is a collection: name the link to remove, as in $links/\(navigation.name)(key).")
+            }
+            try context.writer.unlink(source, navigation, from: target)
+        default:
+            throw ServiceError.methodNotAllowed("\(method) does not apply to $links", allow: "GET, POST, PUT, DELETE")
+        }
+        return noContent(etag: nil)
+    }
+
+    // MARK: Helpers
+
+    private func persister(_ context: WriteContext) -> EntityPersister {
+        EntityPersister(writer: context.writer) { reference, navigation in
+            try self.resolve(reference, along: navigation, in: context)
+        }
+    }
+
+    /// The entity a path addresses, or 404.
+    private func existing(_ path: ResourcePath, _ context: WriteContext) throws -> EntityRecord {
+        guard let record = try context.reader.single(path) else { throw notFound(path) }
+        return record
+    }
+
+    /// 204, the answer to updates, deletes and link changes, with the entity's new ETag after an update.
+    private func noContent(etag: String?) -> HTTPResponse {
+        var headers = [("DataServiceVersion", ResponseVersion.v1.headerValue)]
+        if let etag { headers.append(("ETag", etag)) }
+        return HTTPResponse(status: 204, headers: headers)
     }
 }

@@ -71,7 +71,8 @@ public enum LiteralParser {
         return pending ? nil : String(inner)
     }
 
-    static func isDecimalNumber(_ text: Substring, allowExponent: Bool) -> Bool {
+    /// `[+-]digits[.digits]`, with `[(e|E)[+-]digits]` when `allowExponent`; `.5` and `5.` count.
+    public static func isDecimalNumber(_ text: Substring, allowExponent: Bool) -> Bool {
         var sawDigit = false, sawDot = false, sawExponent = false
         var previous: Character = " "
         for (offset, c) in text.enumerated() {
@@ -107,10 +108,11 @@ public enum LiteralParser {
         return (negative && !isZero ? "-" : "") + integer + (fraction.isEmpty ? "" : "." + fraction)
     }
 
-    static func isGuid(_ text: String) -> Bool {
+    /// `dddddddd-dddd-dddd-dddd-dddddddddddd` in ASCII hex digits.
+    public static func isGuid(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return false }
-        return groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+        return groups.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isHexDigit } }
     }
 
     /// `yyyy-mm-ddThh:mm[:ss[.fffffff]]` with an optional `Z` or `±hh:mm` offset.

@@ -1,0 +1,36 @@
+import ODataStore
+
+/// Conditional requests on ETags (MS-ODATA 2.2.5.4 to 2.2.5.6): If-Match guards a write
+/// against changes made since the client read the entity; If-None-Match spares a GET the body
+/// the client already has.
+///
+/// If-Match is optional: a write without it goes ahead, as every entity has an ETag and
+/// requiring the header would break clients that never send it.
+extension ODataService {
+    /// Refuses a write to `record` with 412 when If-Match names another version of it.
+    func checkPreconditions(of record: EntityRecord, _ request: HTTPRequest) throws {
+        if request.header("If-None-Match") != nil {
+            throw ServiceError.badRequest("If-None-Match applies to GET only; use If-Match to make an update or a delete conditional.")
+        }
+        guard let ifMatch = request.header("If-Match") else { return }
+        let current = EntityTag.of(record)
+        guard EntityTag.header(ifMatch, matches: current) else {
+            throw WriteError(.preconditionFailed, "\(EntityWriter.describe(record)) has changed since it was read: If-Match asks for \(ifMatch), but its ETag is now \(current).")
+        }
+    }
+
+    /// A GET, answered 304 Not Modified when If-None-Match names the entity's current ETag and
+    /// 412 when If-Match names none of it. Responses without an ETag (collections) ignore both.
+    func conditionalRead(_ context: RequestContext) throws -> HTTPResponse {
+        let response = try read(context)
+        guard response.status == 200, let tag = response.header("ETag") else { return response }
+        let request = context.request
+        if let ifMatch = request.header("If-Match"), !EntityTag.header(ifMatch, matches: tag) {
+            throw ServiceError(status: 412, code: "PreconditionFailed", message: "If-Match asks for \(ifMatch), but the current ETag is \(tag).")
+        }
+        if let ifNoneMatch = request.header("If-None-Match"), EntityTag.header(ifNoneMatch, matches: tag) {
+            return HTTPResponse(status: 304, headers: [("ETag", tag), ("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache")])
+        }
+        return response
+    }
+}

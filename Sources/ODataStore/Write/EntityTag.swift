@@ -1,0 +1,106 @@
+import EDM
+
+/// The ETag of an entity (MS-ODATA 2.2.5.4): a weak validator `W/"<16 hex digits>"` that
+/// changes whenever the entity changes.
+///
+/// It is a 64-bit FNV-1a digest of the entity's concurrency tokens (the properties the schema
+/// marks ConcurrencyMode="Fixed") or, when the schema marks none, of every stored column,
+/// hidden foreign keys included: a version derived from the row itself, so it needs no extra
+/// column, holds for rows written by any program, and is the same after a restart.
+public enum EntityTag {
+    public static func of(_ record: EntityRecord) -> String {
+        var digest = FNV1a()
+        let tokens = record.type.concurrencyProperties
+        if tokens.isEmpty {
+            for value in record.values { digest.add(value) }
+        } else {
+            for property in tokens { digest.add(record.values[property.columnIndex]) }
+        }
+        return "W/\"" + digest.hexText + "\""
+    }
+
+    /// Whether an If-Match or If-None-Match header value (`*`, or a comma-separated list of
+    /// entity tags) names `tag`. Tags are compared by their opaque part, so `"x"` matches
+    /// `W/"x"`: clients echo the tag they were given, some without the weak prefix.
+    public static func header(_ header: String, matches tag: String) -> Bool {
+        let wanted = opaque(tag)
+        for item in list(header) {
+            if item == "*" || opaque(item) == wanted { return true }
+        }
+        return false
+    }
+
+    /// The items of an entity-tag list, split at commas outside quotes.
+    static func list(_ header: String) -> [Substring] {
+        var items: [Substring] = []
+        var start = header.startIndex
+        var index = header.startIndex
+        var quoted = false
+        while index < header.endIndex {
+            let c = header[index]
+            if c == "\"" { quoted.toggle() } else if c == "," && !quoted {
+                items.append(trim(header[start..<index]))
+                start = header.index(after: index)
+            }
+            index = header.index(after: index)
+        }
+        items.append(trim(header[start...]))
+        return items.filter { !$0.isEmpty }
+    }
+
+    private static func opaque<S: StringProtocol>(_ tag: S) -> Substring {
+        var text = Substring(tag)
+        if text.hasPrefix("W/") || text.hasPrefix("w/") { text = text.dropFirst(2) }
+        return text
+    }
+
+    private static func trim(_ text: Substring) -> Substring {
+        var text = text
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return text
+    }
+}
+
+/// 64-bit FNV-1a over a self-delimiting encoding of column values (a type byte, then the value,
+/// text and blobs with their length), so that different rows give different byte streams.
+private struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x0000_0100_0000_01B3
+    }
+
+    mutating func add(_ number: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { add(UInt8(truncatingIfNeeded: number >> UInt64(shift))) }
+    }
+
+    mutating func add(_ sqlValue: SQLValue) {
+        switch sqlValue {
+        case .null:
+            add(UInt8(0))
+        case .integer(let i):
+            add(UInt8(1))
+            add(UInt64(bitPattern: i))
+        case .real(let d):
+            add(UInt8(2))
+            add(d.bitPattern)
+        case .text(let s):
+            add(UInt8(3))
+            add(UInt64(s.utf8.count))
+            for byte in s.utf8 { add(byte) }
+        case .blob(let bytes):
+            add(UInt8(4))
+            add(UInt64(bytes.count))
+            for byte in bytes { add(byte) }
+        }
+    }
+
+    var hexText: String {
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int((value >> UInt64(shift)) & 0xF)]) }
+        return text
+    }
+}

@@ -1,0 +1,120 @@
+import CSQLite
+import EDM
+import ODataURI
+
+/// Inserts, updates and deletes entities with parameterized SQL. It runs inside the caller's
+/// transaction (one per request, or one per batch change set) and never commits itself, so a
+/// request that fails half-way leaves no trace.
+///
+/// Before it writes, it checks what the schema declares about relationships, so that the
+/// client learns which relationship a write breaks rather than a bare SQLite constraint code.
+public struct EntityWriter {
+    public let database: Database
+    public let model: EntityModel
+
+    public init(database: Database, model: EntityModel) {
+        self.database = database
+        self.model = model
+    }
+
+    // MARK: Reading back
+
+    /// The stored row of the entity with these key column values, or nil.
+    public func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? {
+        let sql = "SELECT " + type.columnNames.map(SQL.quote).joined(separator: ", ") + " FROM " + SQL.quote(type.tableName)
+            + " WHERE " + EntityWriter.keyCondition(type)
+        let statement = try database.cachedStatement(sql)
+        try statement.bind(key)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return EntityRecord(type: type, values: (0..<type.columnCount).map { statement.value(at: $0) })
+    }
+
+    // MARK: Insert, update, delete
+
+    /// Inserts a row and returns it as stored. `columns` has one entry per stored column; nil
+    /// leaves the column to SQLite (an identity key). Relationships are checked first.
+    public func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord {
+        try checkReferences(of: type, columns: columns.map { $0 ?? .null }, changed: nil)
+        let rowID: Int64
+        do {
+            rowID = try RowInserter(database: database).insert(type, columns: columns)
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw constraintError(error, type: type, key: type.keyProperties.map { columns[$0.columnIndex] ?? .null })
+        }
+        let key: [SQLValue]
+        if type.keyProperties.count == 1, type.keyProperties[0].isStoreGenerated {
+            key = [.integer(rowID)]
+        } else {
+            key = type.keyProperties.map { columns[$0.columnIndex] ?? .null }
+        }
+        guard let stored = try row(type, key: key) else {
+            throw SQLiteError(code: SQLITE_INTERNAL, message: "the row inserted into \(type.tableName) cannot be read back")
+        }
+        return stored
+    }
+
+    /// Sets columns of a stored row and returns the row as it is now. Key columns never change.
+    @discardableResult
+    public func update(_ record: EntityRecord, changes: [Int: SQLValue]) throws -> EntityRecord {
+        let type = record.type
+        let keyIndexes = Set(type.keyProperties.map(\.columnIndex))
+        let assignments = changes.keys.sorted().filter { !keyIndexes.contains($0) }
+        guard !assignments.isEmpty else { return record }
+        var columns = record.values
+        for index in assignments { columns[index] = changes[index]! }
+        try checkReferences(of: type, columns: columns, changed: Set(assignments))
+        let names = type.columnNames
+        let sql = "UPDATE " + SQL.quote(type.tableName) + " SET "
+            + assignments.map { SQL.quote(names[$0]) + " = ?" }.joined(separator: ", ")
+            + " WHERE " + EntityWriter.keyCondition(type)
+        let key = record.keyColumnValues
+        do throws(SQLiteError) {
+            try database.cachedStatement(sql).run(assignments.map { changes[$0]! } + key)
+        } catch {
+            throw error.isConstraintViolation ? constraintError(error, type: type, key: key) : error
+        }
+        return try row(type, key: key) ?? record
+    }
+
+    /// Deletes an entity. Entities that refer to it are deleted with it where the schema says
+    /// OnDelete Cascade; anywhere else they make the delete a conflict, named by relationship.
+    public func delete(_ record: EntityRecord) throws {
+        try checkDeletable(record, depth: 0)
+        let type = record.type
+        let sql = "DELETE FROM " + SQL.quote(type.tableName) + " WHERE " + EntityWriter.keyCondition(type)
+        do throws(SQLiteError) {
+            try database.cachedStatement(sql).run(record.keyColumnValues)
+        } catch {
+            throw error.isConstraintViolation ? constraintError(error, type: type, key: record.keyColumnValues) : error
+        }
+    }
+
+    // MARK: Helpers
+
+    /// `"k1" = ? AND "k2" = ?` over the key columns, in key order.
+    static func keyCondition(_ type: EntityType) -> String {
+        type.keyProperties.map { SQL.quote($0.columnName) + " = ?" }.joined(separator: " AND ")
+    }
+
+    /// `Person(1)`, `Warehouses(Region='north',Code=1)`: how messages name an entity.
+    public static func describe(_ type: EntityType, key: [SQLValue]) -> String {
+        let values = zip(type.keyProperties, key).map { EDMValue($1, as: $0.type) }
+        return (type.entitySet?.name ?? type.name) + "(" + LiteralFormatter.keyPredicate(values, of: type) + ")"
+    }
+
+    public static func describe(_ record: EntityRecord) -> String { describe(record.type, key: record.keyColumnValues) }
+
+    /// A constraint SQLite enforced although the checks above passed (another program wrote
+    /// the file, or a uniqueness rule the checks do not know). Still a clear 409.
+    private func constraintError(_ error: SQLiteError, type: EntityType, key: [SQLValue]) -> WriteError {
+        switch error.code {
+        case 1555, 2067:  // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
+            return .conflict("An entity \(EntityWriter.describe(type, key: key)) already exists.")
+        case 787:  // SQLITE_CONSTRAINT_FOREIGNKEY
+            return .conflict("The change to \(type.name) breaks a relationship of the schema: \(error.message).")
+        default:
+            return .conflict("The change to \(type.name) breaks a constraint of the database: \(error.message).")
+        }
+    }
+}
