@@ -7,8 +7,8 @@ only; every load run is bounded in time; the servers are stopped on exit (and, t
 PR_SET_PDEATHSIG, even if this script is killed).
 
 Default mode: every scenario at each connection count, each figure also as a ratio to the
-libmicrohttpd ceiling measured in the same run (before and after the gateway, averaged), plus the
-raw SQLite insert rate for the write target. Growth mode (--growth): the same read scenarios at a
+libmicrohttpd ceiling measured in the same run (the mean of the ceiling runs just before and just
+after each gateway run), plus the raw SQLite insert rate for the write target. Growth mode (--growth): the same read scenarios at a
 small and a large scale, and peak RSS while a client pages through the whole Person set.
 """
 
