@@ -1,50 +1,67 @@
 import EDM
 
-// PLACEHOLDER — owned by the query-language work (issue 3), which replaces this file.
-// The rest of the gateway relies only on these names:
-//   BoundExpression (a typed $filter / $orderby expression), MemberPath, OrderByItem,
-//   ExpressionParser.parseFilter / parseOrderBy, ExpressionLimits.
-
-/// A property reached from the current entity, possibly through single-valued navigations.
-public struct MemberPath: Sendable {
-    public let navigations: [NavigationProperty]
-    public let property: Property
-
-    public init(navigations: [NavigationProperty], property: Property) {
-        self.navigations = navigations
-        self.property = property
-    }
-}
-
+/// A `$filter` or `$orderby` expression after every name was resolved against the model and
+/// every operand was type-checked. Each node knows its EDM result type (`type`).
+///
+/// Semantics, shared by the SQL translation and the tests' reference evaluator:
+/// - Null propagates through arithmetic and functions (except `concat`, which reads null as "").
+/// - Comparisons are two-valued: `eq`/`ne` treat null as a value (`null eq null` is true),
+///   `lt`/`le`/`gt`/`ge` are false when either side is null.
+/// - `and`, `or` and `not` are three-valued (null is "unknown", as in SQL); a row passes a filter
+///   only when the filter is true.
+/// - Division or modulo by zero gives null.
 public indirect enum BoundExpression: Sendable {
+    /// A constant. The type is nil only for the untyped `null` literal.
     case literal(EDMValue, PrimitiveType?)
     case member(MemberPath)
-    case equal(BoundExpression, BoundExpression)
+    /// A numeric conversion, from promotion or `cast`. Integral targets truncate toward zero.
+    case convert(BoundExpression, to: PrimitiveType)
+    case negate(BoundExpression, type: PrimitiveType?)
+    /// Both operands already have the result type (or are the untyped null).
+    case arithmetic(ArithmeticOperator, BoundExpression, BoundExpression, type: PrimitiveType?)
+    /// Both operands already have a common type (or one is the untyped null).
+    case comparison(ComparisonOperator, BoundExpression, BoundExpression)
+    case not(BoundExpression)
     case and(BoundExpression, BoundExpression)
-}
+    case or(BoundExpression, BoundExpression)
+    /// A canonical function; the arguments already have the parameter types.
+    case call(ExpressionFunction, [BoundExpression], type: PrimitiveType)
 
-public struct OrderByItem: Sendable {
-    public let expression: BoundExpression
-    public let descending: Bool
+    /// The EDM type of the value; nil only for the untyped `null`.
+    public var type: PrimitiveType? {
+        switch self {
+        case .literal(_, let type): return type
+        case .member(let path): return path.property.type
+        case .convert(_, let type): return type
+        case .negate(_, let type), .arithmetic(_, _, _, let type): return type
+        case .comparison, .not, .and, .or: return .boolean
+        case .call(_, _, let type): return type
+        }
+    }
 
-    public init(expression: BoundExpression, descending: Bool) {
-        self.expression = expression
-        self.descending = descending
+    /// True for the `null` literal, typed or not.
+    public var isNullLiteral: Bool {
+        if case .literal(let value, _) = self { return value.isNull }
+        return false
     }
 }
 
-public struct ExpressionLimits: Sendable {
-    public var maxNodes: Int = 100
+public enum ComparisonOperator: String, Sendable, CaseIterable {
+    case equal = "eq"
+    case notEqual = "ne"
+    case lessThan = "lt"
+    case lessThanOrEqual = "le"
+    case greaterThan = "gt"
+    case greaterThanOrEqual = "ge"
 
-    public init(maxNodes: Int = 100) { self.maxNodes = maxNodes }
+    /// True for `lt`, `le`, `gt` and `ge`, which need ordered operands.
+    public var isOrdering: Bool { self != .equal && self != .notEqual }
 }
 
-public enum ExpressionParser {
-    public static func parseFilter(_ text: String, for type: EntityType, limits: ExpressionLimits) throws(URIError) -> BoundExpression {
-        throw URIError(.notImplemented, "$filter is not implemented yet")
-    }
-
-    public static func parseOrderBy(_ text: String, for type: EntityType, limits: ExpressionLimits) throws(URIError) -> [OrderByItem] {
-        throw URIError(.notImplemented, "$orderby is not implemented yet")
-    }
+public enum ArithmeticOperator: String, Sendable, CaseIterable {
+    case add = "add"
+    case subtract = "sub"
+    case multiply = "mul"
+    case divide = "div"
+    case modulo = "mod"
 }

@@ -1,0 +1,318 @@
+import EDM
+import Foundation
+import ODataStore
+@testable import ODataURI
+import Testing
+
+/// The differential test: many random well-typed filters and orderings over the car-dealer
+/// seed data and over the all-types table, each run by SQLite through the translator and by the
+/// reference evaluator over the same rows loaded into memory. The answers must agree.
+@Suite(.serialized) struct ExpressionDifferentialTests {
+    @Test func randomFiltersAgreeOnTheSeedData() throws {
+        let database = try ExpressionFixture.carDealerDatabase()
+        let reference = try ReferenceEvaluator(model: ExpressionFixture.carDealer, database: database)
+        for (index, set) in ["Person", "Car", "PersonCar", "Maintenance", "PersonCarMaintenance"].enumerated() {
+            try compareFilters(on: ExpressionFixture.type(set), model: ExpressionFixture.carDealer, database: database,
+                               reference: reference, count: 600, seed: UInt64(100 + index))
+        }
+    }
+
+    @Test func randomFiltersAgreeOnEveryType() throws {
+        let database = try ExpressionFixture.allTypesDatabase()
+        let reference = try ReferenceEvaluator(model: ExpressionFixture.allTypes, database: database)
+        try compareFilters(on: ExpressionFixture.type("Samples", in: ExpressionFixture.allTypes), model: ExpressionFixture.allTypes,
+                           database: database, reference: reference, count: 3000, seed: 7)
+    }
+
+    @Test func randomOrderingsAgree() throws {
+        let dealer = try ExpressionFixture.carDealerDatabase()
+        let dealerReference = try ReferenceEvaluator(model: ExpressionFixture.carDealer, database: dealer)
+        for (index, set) in ["Person", "Car", "PersonCarMaintenance", "Maintenance"].enumerated() {
+            try compareOrderings(on: ExpressionFixture.type(set), model: ExpressionFixture.carDealer, database: dealer,
+                                 reference: dealerReference, count: 60, seed: UInt64(200 + index))
+        }
+        let types = try ExpressionFixture.allTypesDatabase()
+        let typesReference = try ReferenceEvaluator(model: ExpressionFixture.allTypes, database: types)
+        try compareOrderings(on: ExpressionFixture.type("Samples", in: ExpressionFixture.allTypes), model: ExpressionFixture.allTypes,
+                             database: types, reference: typesReference, count: 200, seed: 300)
+    }
+
+    private func compareFilters(on type: EntityType, model: EntityModel, database: Database, reference: ReferenceEvaluator,
+                                count: Int, seed: UInt64) throws {
+        var generator = ExpressionGenerator(type: type, model: model, reference: reference, seed: seed)
+        var matched = 0
+        var failures = 0
+        for _ in 0..<count {
+            let text = generator.boolean(depth: 3)
+            let expression: BoundExpression
+            do {
+                expression = try ExpressionParser.parseFilter(text, for: type, limits: ExpressionLimits(maxNodes: 1000))
+            } catch {
+                Issue.record("generated filter rejected: \(text)\n\(error)")
+                failures += 1
+                continue
+            }
+            let expected = reference.filter(expression, on: type)
+            for asCondition in [false, true] {
+                let result = try ExpressionFixture.keys(where: expression, on: type, in: database, asCondition: asCondition)
+                if result.keys != expected {
+                    failures += 1
+                    Issue.record("\(type.name) $filter=\(text)\nbound: \(expression)\nSQL: \(result.sql)\nSQLite: \(result.keys.count) rows \(result.keys.prefix(10))\nreference: \(expected.count) rows \(expected.prefix(10))")
+                }
+            }
+            if !expected.isEmpty && expected.count < reference.rows(of: type).count { matched += 1 }
+            if failures > 5 { return }
+        }
+        // The generator must produce selective filters, or the comparison proves little.
+        #expect(matched > count / 8, "only \(matched) of \(count) filters on \(type.name) selected some but not all rows")
+    }
+
+    private func compareOrderings(on type: EntityType, model: EntityModel, database: Database, reference: ReferenceEvaluator,
+                                  count: Int, seed: UInt64) throws {
+        var generator = ExpressionGenerator(type: type, model: model, reference: reference, seed: seed)
+        var failures = 0
+        for _ in 0..<count {
+            let text = generator.orderBy()
+            let items: [OrderByItem]
+            do {
+                items = try ExpressionParser.parseOrderBy(text, for: type, limits: ExpressionLimits(maxNodes: 1000))
+            } catch {
+                Issue.record("generated $orderby rejected: \(text)\n\(error)")
+                continue
+            }
+            let result = try ExpressionFixture.orderedKeys(items, on: type, in: database)
+            let expected = reference.order(items, on: type)
+            if result.keys != expected {
+                failures += 1
+                let common = min(result.keys.count, expected.count)
+                let firstDifference = (0..<common).first { result.keys[$0] != expected[$0] } ?? common
+                Issue.record("\(type.name) $orderby=\(text)\nSQL: \(result.sql)\nfirst difference at \(firstDifference): SQLite \(result.keys[firstDifference...].prefix(5)) reference \(expected[firstDifference...].prefix(5))")
+                if failures > 5 { return }
+            }
+        }
+    }
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64), so that a failure can be replayed.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Writes random well-typed OData expressions over an entity type: its properties and those
+/// reached through single-valued navigation properties, literals drawn from the stored values
+/// (so that comparisons hit) and from edge cases, with every operator and function.
+struct ExpressionGenerator {
+    enum Kind: CaseIterable {
+        case boolean, integral, decimal, floating, string, dateTime, dateTimeOffset, time, guid, binary
+
+        init(_ type: PrimitiveType) {
+            switch type {
+            case .boolean: self = .boolean
+            case .byte, .sByte, .int16, .int32, .int64: self = .integral
+            case .decimal: self = .decimal
+            case .single, .double: self = .floating
+            case .string: self = .string
+            case .dateTime: self = .dateTime
+            case .dateTimeOffset: self = .dateTimeOffset
+            case .time: self = .time
+            case .guid: self = .guid
+            case .binary: self = .binary
+            }
+        }
+
+        var isNumeric: Bool { self == .integral || self == .decimal || self == .floating }
+    }
+
+    private var random: SeededRandom
+    private var members: [Kind: [String]] = [:]
+    private var memberTypes: [String: PrimitiveType] = [:]
+    private var entityPaths: [String] = []
+    private var literals: [Kind: [String]] = [:]
+    private let typeName: String
+
+    init(type: EntityType, model: EntityModel, reference: ReferenceEvaluator, seed: UInt64) {
+        random = SeededRandom(seed: seed)
+        typeName = type.qualifiedName
+        collectMembers(of: type, prefix: "", depth: 0)
+        for entityType in model.entityTypes {
+            let rows = reference.rows(of: entityType)
+            for property in entityType.properties {
+                var seen = Set<String>()
+                for row in rows.prefix(200) {
+                    let value = EDMValue(row.values[property.columnIndex], as: property.type)
+                    guard !value.isNull else { continue }
+                    seen.insert(BoundExpression.literalText(value, property.type))
+                    if seen.count >= 12 { break }
+                }
+                literals[Kind(property.type), default: []] += seen.sorted()
+            }
+        }
+        literals[.integral, default: []] += ["0", "1", "-1", "2", "3", "7", "10", "-10", "100", "2147483647", "5L"]
+        literals[.decimal, default: []] += ["0M", "1.5M", "-2.25M", "12.5", "100M", "0.005M"]
+        literals[.floating, default: []] += ["0d", "2.5", "-0.5d", "1e3", "0.49", "1.5f", "-3.5d"]
+        literals[.string, default: []] += ["''", "'a'", "'A'", "'e'", "'o'", "' '", "'Ford'", "'O''Brien'", "'ß'", "'%'", "'zz'"]
+        literals[.dateTime, default: []] += ["datetime'2009-11-01T00:00'", "datetime'1970-01-01T00:00:00.001'", "datetime'2010-06-15T12:30:45.5'"]
+        literals[.dateTimeOffset, default: []] += ["datetimeoffset'2009-11-01T23:00:00+01:00'", "datetimeoffset'2020-01-01T00:00:00Z'"]
+        literals[.time, default: []] += ["time'PT13H20M'", "time'PT0S'", "time'01:02:03'"]
+        literals[.guid, default: []] += ["guid'00000000-0000-0000-0000-000000000001'", "guid'7FFFFFFF-0000-0000-0000-000000000000'"]
+        literals[.binary, default: []] += ["X''", "X'0AFF'", "binary'00'"]
+        literals[.boolean, default: []] += ["true", "false"]
+    }
+
+    private mutating func collectMembers(of type: EntityType, prefix: String, depth: Int) {
+        for property in type.properties {
+            members[Kind(property.type), default: []].append(prefix + property.name)
+            memberTypes[prefix + property.name] = property.type
+        }
+        guard depth < 2 else { return }
+        for navigation in type.navigationProperties where !navigation.isCollection {
+            entityPaths.append(prefix + navigation.name)
+            collectMembers(of: navigation.target, prefix: prefix + navigation.name + "/", depth: depth + 1)
+        }
+    }
+
+    private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    private mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
+
+    private mutating func leaf(_ kind: Kind) -> String {
+        if let paths = members[kind], !paths.isEmpty, chance(60) { return pick(paths) }
+        if chance(3) { return "null" }
+        return pick(literals[kind] ?? ["null"])
+    }
+
+    /// Kinds that have members to compare.
+    private var comparableKinds: [Kind] {
+        Kind.allCases.filter { $0 != .boolean && !(members[$0] ?? []).isEmpty }
+    }
+
+    // MARK: Boolean
+
+    mutating func boolean(depth: Int) -> String {
+        if depth <= 0 { return comparison(depth: 0) }
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<35: return comparison(depth: depth - 1)
+        case 35..<50: return "(\(boolean(depth: depth - 1)) and \(boolean(depth: depth - 1)))"
+        case 50..<62: return "(\(boolean(depth: depth - 1)) or \(boolean(depth: depth - 1)))"
+        case 62..<70: return "not (\(boolean(depth: depth - 1)))"
+        case 70..<82:
+            let function = pick(["startswith", "endswith", "substringof"])
+            return "\(function)(\(string(depth: depth - 1)), \(string(depth: depth - 1)))"
+        case 82..<88:
+            if !entityPaths.isEmpty, chance(50) { return "(\(pick(entityPaths)) \(pick(["eq", "ne"])) null)" }
+            let kind = pick(comparableKinds)
+            return "(\(leaf(kind)) \(pick(["eq", "ne"])) null)"
+        case 88..<92:
+            if let flags = members[.boolean], !flags.isEmpty { return pick(flags) }
+            return pick(["true", "false"])
+        case 92..<96:
+            let kind = pick(comparableKinds)
+            let path = pick(members[kind]!)
+            return "isof(\(path), '\(chance(70) ? memberTypes[path]!.name : "Edm.Int64")')"
+        default:
+            return "(\(boolean(depth: depth - 1)) \(pick(["eq", "ne"])) \(boolean(depth: depth - 1)))"
+        }
+    }
+
+    private mutating func comparison(depth: Int) -> String {
+        var kind = pick(comparableKinds)
+        var right = kind
+        if kind.isNumeric { right = pick(comparableKinds.filter(\.isNumeric)) }
+        let operators = kind == .binary ? ["eq", "ne"] : ["eq", "ne", "lt", "le", "gt", "ge"]
+        let left = value(kind, depth: depth)
+        if chance(50) { swap(&kind, &right) }
+        return "(\(left) \(pick(operators)) \(value(right, depth: depth)))"
+    }
+
+    private mutating func value(_ kind: Kind, depth: Int) -> String {
+        switch kind {
+        case .integral: return integral(depth: depth)
+        case .decimal: return decimal(depth: depth)
+        case .floating: return floating(depth: depth)
+        case .string: return string(depth: depth)
+        case .boolean: return boolean(depth: depth)
+        default: return leaf(kind)
+        }
+    }
+
+    // MARK: Numbers
+
+    private mutating func integral(depth: Int) -> String {
+        if depth <= 0 || chance(40) { return leaf(.integral) }
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<30: return "(\(integral(depth: depth - 1)) \(pick(["add", "sub", "div", "mod"])) \(integral(depth: depth - 1)))"
+        // Products only with a small factor, so that no value overflows 64 bits.
+        case 30..<40: return "(\(leaf(.integral)) mul \(pick(["2", "-3", "10", "0"])))"
+        case 40..<50: return "-(\(integral(depth: depth - 1)))"
+        case 50..<62: return "length(\(string(depth: depth - 1)))"
+        case 62..<72: return "indexof(\(string(depth: depth - 1)), \(string(depth: depth - 1)))"
+        case 72..<88:
+            if chance(50), let times = members[.time], !times.isEmpty {
+                return "\(pick(["hour", "minute", "second"]))(\(pick(times)))"
+            }
+            let dates = (members[.dateTime] ?? []) + (members[.dateTimeOffset] ?? [])
+            guard !dates.isEmpty else { return leaf(.integral) }
+            return "\(pick(["year", "month", "day", "hour", "minute", "second"]))(\(pick(dates)))"
+        default:
+            let source = chance(50) ? decimal(depth: depth - 1) : floating(depth: depth - 1)
+            return "cast(\(source), '\(pick(["Edm.Int32", "Edm.Int64"]))')"
+        }
+    }
+
+    private mutating func decimal(depth: Int) -> String {
+        if depth <= 0 || chance(40) || (members[.decimal] ?? []).isEmpty { return leaf(.decimal) }
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<40: return "(\(decimal(depth: depth - 1)) \(pick(["add", "sub", "mul", "div", "mod"])) \(chance(50) ? decimal(depth: depth - 1) : integral(depth: depth - 1)))"
+        case 40..<55: return "-(\(decimal(depth: depth - 1)))"
+        case 55..<85: return "\(pick(["round", "floor", "ceiling"]))(\(decimal(depth: depth - 1)))"
+        default: return "cast(\(integral(depth: depth - 1)), 'Edm.Decimal')"
+        }
+    }
+
+    private mutating func floating(depth: Int) -> String {
+        if depth <= 0 || chance(40) { return (members[.floating] ?? []).isEmpty && chance(50) ? "cast(\(leaf(.integral)), 'Edm.Double')" : leaf(.floating) }
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<40:
+            let other = pick([Kind.integral, .decimal, .floating])
+            return "(\(floating(depth: depth - 1)) \(pick(["add", "sub", "mul", "div", "mod"])) \(value(other, depth: depth - 1)))"
+        case 40..<50: return "-(\(floating(depth: depth - 1)))"
+        case 50..<80: return "\(pick(["round", "floor", "ceiling"]))(\(chance(50) ? floating(depth: depth - 1) : integral(depth: depth - 1)))"
+        default: return "cast(\(integral(depth: depth - 1)), 'Edm.Double')"
+        }
+    }
+
+    // MARK: Strings
+
+    private mutating func string(depth: Int) -> String {
+        if depth <= 0 || chance(45) { return leaf(.string) }
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<30: return "\(pick(["tolower", "toupper", "trim"]))(\(string(depth: depth - 1)))"
+        case 30..<50: return "substring(\(string(depth: depth - 1)), \(pick(["0", "1", "2", "-1", "5", "40"])))"
+        case 50..<65: return "substring(\(string(depth: depth - 1)), \(pick(["0", "1", "3"])), \(chance(80) ? pick(["0", "1", "2", "4", "-1"]) : "cast(\(integral(depth: depth - 1)), 'Edm.Int32')"))"
+        case 65..<85: return "concat(\(string(depth: depth - 1)), \(string(depth: depth - 1)))"
+        default: return "replace(\(string(depth: depth - 1)), \(pick(literals[.string]!)), \(pick(["''", "'x'", "'ab'"])))"
+        }
+    }
+
+    // MARK: $orderby
+
+    mutating func orderBy() -> String {
+        var keys: [String] = []
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+            let kind = pick(comparableKinds.filter { $0 != .binary } + [.boolean])
+            let expression = chance(50) ? leaf(kind) : value(kind, depth: 2)
+            keys.append(expression + pick(["", " asc", " desc"]))
+        }
+        return keys.joined(separator: ", ")
+    }
+}
