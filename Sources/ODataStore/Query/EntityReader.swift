@@ -131,25 +131,37 @@ public struct EntityReader {
     /// SQLite sorts NULL first in ascending order; the comparisons follow that.
     private func afterCondition(_ token: [EDMValue], query: EntityQuery, in context: inout SQLBuildContext) -> String {
         let type = query.path.targetType
-        var terms: [(sql: String, descending: Bool)] = []
+        var terms: [(expression: BoundExpression?, column: String, descending: Bool)] = []
         for item in query.orderBy {
-            terms.append((ExpressionTranslator.sql(for: item.expression, in: &context), item.descending))
+            terms.append((item.expression, "", item.descending))
         }
         for key in type.keyProperties {
-            terms.append((SQL.column(context.rootAlias, key.columnName), false))
+            terms.append((nil, SQL.column(context.rootAlias, key.columnName), false))
+        }
+        // A term's SQL is translated afresh at each use, so that its parameters are bound once
+        // per `?` and in the order the `?` appear.
+        func sql(_ index: Int) -> String {
+            guard let expression = terms[index].expression else { return terms[index].column }
+            return ExpressionTranslator.sql(for: expression, in: &context)
         }
         var alternatives: [String] = []
         for (index, term) in terms.enumerated() {
             var parts: [String] = []
             for previous in 0..<index {
-                parts.append(terms[previous].sql + " IS " + context.bind(SQLValue(token[previous])))
+                let previousSQL = sql(previous)
+                parts.append(previousSQL + " IS " + context.bind(SQLValue(token[previous])))
             }
             let value = SQLValue(token[index])
             switch (value, term.descending) {
-            case (.null, false): parts.append(term.sql + " IS NOT NULL")
+            case (.null, false): parts.append(sql(index) + " IS NOT NULL")
             case (.null, true): parts.append("0")
-            case (_, false): parts.append(term.sql + " > " + context.bind(value))
-            case (_, true): parts.append("(" + term.sql + " < " + context.bind(value) + " OR " + term.sql + " IS NULL)")
+            case (_, false):
+                let termSQL = sql(index)
+                parts.append(termSQL + " > " + context.bind(value))
+            case (_, true):
+                let termSQL = sql(index)
+                let bound = context.bind(value)
+                parts.append("(" + termSQL + " < " + bound + " OR " + sql(index) + " IS NULL)")
             }
             alternatives.append("(" + parts.joined(separator: " AND ") + ")")
         }
