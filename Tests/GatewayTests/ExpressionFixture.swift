@@ -15,8 +15,7 @@ enum ExpressionFixture {
     }()
 
     static let allTypes: EntityModel = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("expression-all-types-\(UUID().uuidString).edmx")
-        try! allTypesSchema.write(to: url, atomically: true, encoding: .utf8)
+        let url = try! allTypesSchemaFile()
         defer { try? FileManager.default.removeItem(at: url) }
         return try! ModelLoader.load(contentsOf: url)
     }()
@@ -37,12 +36,18 @@ enum ExpressionFixture {
     static func allTypesDatabase() throws -> Database {
         let database = try Database(path: temporaryPath("types"))
         try SchemaBuilder(model: allTypes).createSchema(in: database)
+        try insertAllTypesRows(into: database, model: allTypes)
+        return database
+    }
+
+    /// Inserts the two groups and `allTypesRows` into all-types tables.
+    static func insertAllTypesRows(into database: Database, model: EntityModel) throws {
         let inserter = RowInserter(database: database)
-        let group = type("Groups", in: allTypes)
+        let group = type("Groups", in: model)
         for (id, label) in [(1, "red"), (2, "Blue")] {
             try inserter.insert(group, columns: [.integer(Int64(id)), .text(label)])
         }
-        let sample = type("Samples", in: allTypes)
+        let sample = type("Samples", in: model)
         for row in allTypesRows {
             var columns: [SQLValue?] = Array(repeating: nil, count: sample.columnCount)
             for (name, value) in row {
@@ -54,7 +59,13 @@ enum ExpressionFixture {
             }
             try inserter.insert(sample, columns: columns)
         }
-        return database
+    }
+
+    /// The all-types schema as a file, for a gateway to load.
+    static func allTypesSchemaFile() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("expression-all-types-\(UUID().uuidString).edmx")
+        try allTypesSchema.write(to: url, atomically: true, encoding: .utf8)
+        return url
     }
 
     private static func temporaryPath(_ stem: String) -> String {
