@@ -55,6 +55,14 @@ struct DecimalText: Equatable {
         (isNegative ? "-" : "") + (integerDigits.isEmpty ? "0" : integerDigits) + (fractionDigits.isEmpty ? "" : "." + fractionDigits)
     }
 
+    /// The canonical text with the fraction padded to `scale` digits, as a column of that Scale
+    /// holds it (`12.5` in a Scale 2 column is `12.50`, as SQL Server and .NET write it).
+    func text(scale: Int?) -> String {
+        guard let scale, scale > fractionDigits.count else { return canonicalText }
+        let fraction = fractionDigits + String(repeating: "0", count: scale - fractionDigits.count)
+        return (isNegative ? "-" : "") + (integerDigits.isEmpty ? "0" : integerDigits) + "." + fraction
+    }
+
     /// Why the value does not fit `Precision`/`Scale` (CSDL: Scale defaults to 0 when only
     /// Precision is given); nil when it fits or no facet is declared.
     func facetViolation(precision: Int?, scale: Int?) -> String? {

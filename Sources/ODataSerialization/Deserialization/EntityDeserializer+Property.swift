@@ -6,7 +6,7 @@ extension EntityDeserializer {
     public func propertyValue(from body: [UInt8], for property: Property) throws(PayloadError) -> EDMValue {
         let json = unwrapped(try parse(body, expecting: "{\"\(property.name)\": value}"), unlessNamedIn: nil)
         guard case .object(let object) = json else {
-            throw PayloadError("The request body must be an object {\"\(property.name)\": value}, not \(json.kindName).",
+            throw PayloadError("The request body for property '\(property.name)' must be an object {\"\(property.name)\": value}, not \(json.kindName).",
                                propertyName: property.name)
         }
         for name in object.names where name != property.name {

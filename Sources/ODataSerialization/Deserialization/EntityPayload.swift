@@ -1,4 +1,5 @@
 import EDM
+import ODataURI
 
 /// A verbose-JSON entity body, checked against its entity type: the structural values that
 /// were sent, and what was said about each navigation property (bindings and deep inserts).
@@ -35,11 +36,21 @@ public struct EntityPayload: Sendable {
     public func checkKey(matches uriKey: [String: EDMValue]) throws(PayloadError) {
         for key in entityType.keyProperties {
             guard let sent = values[key.name], let addressed = uriKey[key.name] else { continue }
-            guard sent == addressed else {
+            guard EntityPayload.sameKeyValue(sent, addressed) else {
                 throw PayloadError("Key property '\(key.name)' is \(EDMValueDescription.describe(sent)) in the body but \(EDMValueDescription.describe(addressed)) in the request URI.",
                                    propertyName: key.name)
             }
         }
+    }
+}
+
+extension EntityPayload {
+    /// Equal values; decimals compare by value, since a body may write `1.50` where the URI has `1.5M`.
+    static func sameKeyValue(_ a: EDMValue, _ b: EDMValue) -> Bool {
+        if case .decimal(let x) = a, case .decimal(let y) = b {
+            return LiteralParser.canonicalDecimal(Substring(x)) == LiteralParser.canonicalDecimal(Substring(y))
+        }
+        return a == b
     }
 }
 

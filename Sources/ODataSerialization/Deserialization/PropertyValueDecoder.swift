@@ -131,7 +131,7 @@ enum PropertyValueDecoder {
         if let violation = decimal.facetViolation(precision: property.precision, scale: property.scale) {
             throw PayloadError("Property '\(property.name)' expects an Edm.Decimal value: \(violation).", propertyName: property.name)
         }
-        return .decimal(decimal.canonicalText)
+        return .decimal(decimal.text(scale: property.scale))
     }
 
     private static func checkedFloatingPoint(_ value: Double, literal: String, for property: Property) throws(PayloadError) -> EDMValue {
