@@ -216,6 +216,8 @@ import Testing
         ("name eq '; DROP TABLE \"Samples\"; --'", []),
         ("name eq 'Alpha'' or ''1''=''1'", []),
         ("substringof('%', name) or startswith(name, '_')", []),
+        ("name eq '\u{0}'", []),
+        ("concat(name, '\u{0}') eq '\u{0}'", [4, 6]),
     ]
 
     @Test(arguments: filters)
@@ -276,6 +278,18 @@ import Testing
         let number = try ExpressionParser.parseFilter("number eq 1", for: Self.samples)
         var numberContext = SQLBuildContext()
         #expect(ExpressionTranslator.sql(for: number, in: &numberContext).contains("t0.\"number_column\""))
+    }
+
+    @Test func keyComparisonsSearchTheIndex() throws {
+        let database = try ExpressionFixture.carDealerDatabase()
+        for (filter, search) in [("personID eq 5", true), ("personID gt 5 and personID lt 9", true), ("not (personID eq 5)", false)] {
+            let expression = try ExpressionParser.parseFilter(filter, for: ExpressionFixture.type("Person"))
+            var context = SQLBuildContext()
+            let condition = ExpressionTranslator.condition(for: expression, in: &context)
+            let plan = try database.rows("EXPLAIN QUERY PLAN SELECT * FROM \"Person\" AS t0 WHERE " + condition, context.parameters)
+            let detail = plan.compactMap { row -> String? in if case .text(let text)? = row.last { return text } else { return nil } }.joined(separator: "; ")
+            #expect(detail.contains("SEARCH") == search, "\(filter): \(detail)")
+        }
     }
 
     @Test func plainComparisonsStayIndexFriendly() throws {

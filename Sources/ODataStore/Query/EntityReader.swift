@@ -121,8 +121,8 @@ public struct EntityReader {
             conditions.append(scope)
         }
         if let filter = query.filter {
-            // A null (unknown) filter result excludes the row, as the spec's null semantics ask.
-            conditions.append("(" + ExpressionTranslator.sql(for: filter, in: &context) + ") IS 1")
+            // True exactly where the filter is true; plain comparisons stay usable by indexes.
+            conditions.append(ExpressionTranslator.condition(for: filter, in: &context))
         }
         return conditions
     }

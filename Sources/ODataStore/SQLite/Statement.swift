@@ -33,7 +33,9 @@ public final class Statement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
             case .real(let d): rc = sqlite3_bind_double(handle, index, d)
-            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .text(let s):
+                // The byte count, not -1: text may hold U+0000, which must not end it.
+                rc = sqlite3_bind_text(handle, index, s, Int32(s.utf8.count), csqlite_transient())
             case .blob(let bytes):
                 rc = bytes.withUnsafeBytes { raw in
                     sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
