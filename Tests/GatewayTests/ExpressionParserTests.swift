@@ -48,6 +48,7 @@ import Testing
         ("Person", "personID sub -5 eq 0", "((personID sub -5) eq 0)"),
         // Whitespace is free around operators and inside calls.
         ("Person", "  ( personID eq 1 )  ", "(personID eq 1)"),
+        ("Person", "firstName eq'Bob' and'x'eq firstName", "((firstName eq 'Bob') and ('x' eq firstName))"),
         ("Person", "startswith( firstName ,'B' )", "startswith(firstName, 'B')"),
         // Null comparisons.
         ("Person", "ssn eq null", "(ssn eq null)"),

@@ -53,7 +53,9 @@ struct ExpressionLexer {
                     return ExpressionToken(kind: .literal(infinity), position: start)
                 }
                 let name = identifier()
-                if index < scalars.count, scalars[index] == "'" {
+                // A name directly followed by a quote is a literal prefix, except an operator
+                // keyword: `eq'Bob'` is `eq` and a string.
+                if index < scalars.count, scalars[index] == "'", !Self.operatorKeywords.contains(name) {
                     let text = try quotedText()
                     let literal = try LiteralText(diagnostics: diagnostics, position: start).typedLiteral(prefix: name, text: text)
                     return ExpressionToken(kind: .literal(literal), position: start)
@@ -168,6 +170,9 @@ struct ExpressionLexer {
             index += 1
         }
     }
+
+    /// The binary and unary operator keywords.
+    static let operatorKeywords: Set<String> = ["and", "or", "not", "eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "div", "mod"]
 
     static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
         scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r"
