@@ -64,6 +64,21 @@ final class TestGateway: @unchecked Sendable {
         try request("GET", target, headers: ["Accept": accept])
     }
 
+    /// Percent-encodes every character but the unreserved ones.
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"))!
+    }
+
+    /// `Set?$a=x y&$b=z` with each option value percent-encoded.
+    static func encodeQuery(_ target: String) -> String {
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        let pairs = target[target.index(after: mark)...].split(separator: "&").map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            return pair[..<equals] + "=" + percentEncoded(String(pair[pair.index(after: equals)...]))
+        }
+        return target[..<mark] + "?" + pairs.joined(separator: "&")
+    }
+
     /// A separate connection to the same database file, for checking what the gateway wrote.
     func openDatabase() throws -> Database { try Database(path: databasePath) }
 }
