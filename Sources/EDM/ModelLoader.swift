@@ -139,11 +139,12 @@ public enum ModelLoader {
                 throw ModelError("\(where_): StoreGeneratedPattern=\"Identity\" is supported on a single integer key only")
             }
             let column = p.annotations.value(namespace: StorageAnnotations.namespace, name: StorageAnnotations.column) ?? p.name
+            let indexed = p.annotations.value(namespace: StorageAnnotations.namespace, name: StorageAnnotations.indexed) == "true"
             properties.append(Property(
                 name: p.name, type: type, isNullable: p.nullable, maxLength: maxLength, isFixedLength: p.fixedLength,
                 isUnicode: p.unicode, precision: p.precision, scale: p.scale, defaultValue: p.defaultValue,
                 isConcurrencyToken: p.concurrencyMode == "Fixed", isStoreGenerated: storeGenerated, isKey: isKey,
-                columnName: column, columnIndex: index))
+                isIndexed: indexed, columnName: column, columnIndex: index))
         }
         for key in csdl.key where !seen.contains(key) {
             throw ModelError("EntityType \(csdl.name): key property \(key) is not declared")

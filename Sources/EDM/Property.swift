@@ -15,6 +15,9 @@ public struct Property: Sendable, Equatable {
     /// True when the database assigns the value on insert (StoreGeneratedPattern="Identity").
     public let isStoreGenerated: Bool
     public let isKey: Bool
+    /// True when the schema asks for an index on the column (store:Indexed="true"), for
+    /// properties that queries filter or sort by.
+    public let isIndexed: Bool
     public let columnName: String
     /// Position among the entity type's stored columns.
     public let columnIndex: Int
@@ -22,7 +25,7 @@ public struct Property: Sendable, Equatable {
     public init(name: String, type: PrimitiveType, isNullable: Bool = true, maxLength: Int? = nil,
                 isFixedLength: Bool? = nil, isUnicode: Bool? = nil, precision: Int? = nil, scale: Int? = nil,
                 defaultValue: String? = nil, isConcurrencyToken: Bool = false, isStoreGenerated: Bool = false,
-                isKey: Bool = false, columnName: String, columnIndex: Int) {
+                isKey: Bool = false, isIndexed: Bool = false, columnName: String, columnIndex: Int) {
         self.name = name
         self.type = type
         self.isNullable = isNullable
@@ -35,6 +38,7 @@ public struct Property: Sendable, Equatable {
         self.isConcurrencyToken = isConcurrencyToken
         self.isStoreGenerated = isStoreGenerated
         self.isKey = isKey
+        self.isIndexed = isIndexed
         self.columnName = columnName
         self.columnIndex = columnIndex
     }

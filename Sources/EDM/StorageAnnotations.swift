@@ -8,6 +8,8 @@ public enum StorageAnnotations {
     /// On the dependent End of an Association: its foreign-key column(s), comma-separated, in
     /// the order of the principal's key.
     public static let foreignKey = "ForeignKey"
+    /// On a Property: "true" to index its column.
+    public static let indexed = "Indexed"
     /// On an EntitySet: the server page size for that set.
     public static let pageSize = "PageSize"
 }

@@ -62,6 +62,8 @@ import Testing
         "PersonCarMaintenance(3)/PersonCar/Person",
         "Person(1)?$expand=PersonCar/Car,PersonCar/PersonCarMaintenance/Maintenance",
         "Car(2)?$expand=PersonCar/Person",
+        "Person?$filter=lastName%20eq%20'Samson'",
+        "Car(2)/PersonCar?$filter=Person/lastName%20eq%20'Samson'",
     ])
     func keysNavigationAndForeignKeysNeverScan(target: String) throws {
         let reader = EntityReader(database: database)

@@ -1,8 +1,8 @@
 import EDM
 
 /// Derives the SQLite tables of a model: one table per entity type, its key as primary key,
-/// foreign keys with their constraints, and an index on every foreign key so that navigation
-/// and $expand never scan.
+/// foreign keys with their constraints, an index on every foreign key so that navigation
+/// and $expand never scan, and one on every property the schema marks store:Indexed.
 public struct SchemaBuilder: Sendable {
     public let model: EntityModel
 
@@ -22,6 +22,10 @@ public struct SchemaBuilder: Sendable {
         var statements: [String] = []
         for type in model.typesInDependencyOrder {
             statements.append(createTable(type))
+            for property in type.properties where property.isIndexed && !(property.isKey && type.keyProperties.count == 1) {
+                let name = "ix_" + type.tableName + "_" + property.columnName
+                statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(type.tableName)) (\(SQL.quote(property.columnName)))")
+            }
             for association in model.associations where association.dependent === type {
                 let fk = association.foreignKey
                 let name = "ix_" + type.tableName + "_" + fk.columns.joined(separator: "_")
