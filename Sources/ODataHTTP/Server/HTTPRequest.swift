@@ -18,11 +18,16 @@ public struct HTTPRequest: Sendable {
 
     /// The path part of the target (before `?`).
     public var path: Substring {
-        target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
+        queryMark.map { target[..<$0] } ?? Substring(target)
     }
 
     /// The query part of the target (after `?`), empty when there is none.
     public var query: Substring {
-        target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
+        queryMark.map { target[target.index(after: $0)...] } ?? ""
+    }
+
+    /// Searched as bytes: a Character search would segment graphemes on every request.
+    private var queryMark: String.Index? {
+        target.utf8.firstIndex(of: UInt8(ascii: "?"))
     }
 }
