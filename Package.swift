@@ -66,6 +66,6 @@ let package = Package(
             "ODataHTTP", "ODataStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
             .product(name: "Logging", package: "swift-log"),
             "DealerGateway",
-        ]),
+        ], exclude: ["Fixtures"]),
     ]
 )
