@@ -82,11 +82,15 @@ public final class ODataService: @unchecked Sendable {
     func requestContext(for request: HTTPRequest) throws -> (RequestContext, method: String) {
         let path = request.path
         let root = configuration.rootPath
-        guard path.hasPrefix(root), path.count == root.count || path.dropFirst(root.count).first == "/" else {
+        // Compared as bytes: Character operations would segment graphemes on every request.
+        let pathBytes = path.utf8
+        let rootLength = root.utf8.count
+        guard pathBytes.starts(with: root.utf8),
+              pathBytes.count == rootLength || pathBytes.dropFirst(rootLength).first == UInt8(ascii: "/") else {
             throw ServiceError.notFound("there is no service at '\(path)'; the service root is \(root)/")
         }
-        var relative = path.dropFirst(root.count)
-        if relative.first == "/" { relative = relative.dropFirst() }
+        var relative = Substring(pathBytes.dropFirst(rootLength))
+        if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
         let info = try uriParser.parse(path: relative, query: request.query)
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header("DataServiceVersion"),
                                                              maxDataServiceVersion: request.header("MaxDataServiceVersion"))

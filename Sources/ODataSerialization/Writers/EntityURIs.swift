@@ -13,7 +13,13 @@ public struct EntityURIs: Sendable {
 
     /// `Set(key)` relative to the root.
     public func relativeURI(of record: EntityRecord) -> String {
-        relativeURI(type: record.type, key: record.keyValues)
+        let keys = record.type.keyProperties
+        // The common case, an Int32 (or smaller) key, without building literals.
+        if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = record.type.entitySet,
+           case .integer(let value) = record.values[keys[0].columnIndex] {
+            return set.name + "(" + String(value) + ")"
+        }
+        return relativeURI(type: record.type, key: record.keyValues)
     }
 
     public func relativeURI(type: EntityType, key: [EDMValue]) -> String {

@@ -18,17 +18,29 @@ public struct JSONWriter {
     public mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+        text.withUTF8 { utf8 in appendEscaped(utf8) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 text with JSON escapes, copying the runs between escapes in one go.
+    public mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if index > start { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index])) }
                 escape(byte)
                 start = index + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
+            index += 1
         }
-        bytes.append(UInt8(ascii: "\""))
+        if count > start { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<count])) }
     }
+
+    /// Appends bytes known to need no escaping (URIs built from escaped parts, names from the model).
+    public mutating func appendVerbatim(_ utf8: [UInt8]) { bytes.append(contentsOf: utf8) }
 
     /// `"name":`
     public mutating func key(_ name: String) {

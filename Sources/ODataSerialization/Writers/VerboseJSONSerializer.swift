@@ -10,10 +10,30 @@ public struct VerboseJSONSerializer {
     /// Computes an entity's ETag, when its type has one.
     public let etag: ((EntityRecord) -> String?)?
 
+    /// The service root as JSON string content, escaped once per response.
+    private let rootJSON: [UInt8]
+
     public init(uris: EntityURIs, version: ResponseVersion, etag: ((EntityRecord) -> String?)? = nil) {
         self.uris = uris
         self.version = version
         self.etag = etag
+        var escaped = JSONWriter(capacity: uris.serviceRoot.utf8.count + 8)
+        var root = uris.serviceRoot
+        root.withUTF8 { escaped.appendEscaped($0) }
+        rootJSON = escaped.bytes
+    }
+
+    /// `"<root><Set(key)>"`: the key predicate is percent-encoded, so it needs no JSON escape.
+    private func writeURI(_ relative: String, suffix: String? = nil, into json: inout JSONWriter) {
+        json.byte(UInt8(ascii: "\""))
+        json.appendVerbatim(rootJSON)
+        json.text(relative)
+        if let suffix {
+            json.byte(UInt8(ascii: "/"))
+            var name = suffix
+            name.withUTF8 { json.appendEscaped($0) }
+        }
+        json.byte(UInt8(ascii: "\""))
     }
 
     // MARK: - Documents
@@ -94,7 +114,7 @@ public struct VerboseJSONSerializer {
 
     private func link(_ record: EntityRecord, into json: inout JSONWriter) {
         json.raw("{\"uri\":")
-        json.string(uris.uri(of: record))
+        writeURI(uris.relativeURI(of: record), into: &json)
         json.raw("}")
     }
 
@@ -111,9 +131,9 @@ public struct VerboseJSONSerializer {
 
     public func entity(_ record: EntityRecord, select: SelectNode?, into json: inout JSONWriter) {
         let type = record.type
-        let uri = uris.uri(of: record)
+        let relative = uris.relativeURI(of: record)
         json.raw("{\"__metadata\":{\"uri\":")
-        json.string(uri)
+        writeURI(relative, into: &json)
         json.raw(",\"type\":")
         json.string(type.qualifiedName)
         if let etag, let tag = etag(record) {
@@ -142,7 +162,7 @@ public struct VerboseJSONSerializer {
                 if version == .v2 { json.raw("}") }
             case nil:
                 json.raw("{\"__deferred\":{\"uri\":")
-                json.string(uri + "/" + nav.name)
+                writeURI(relative, suffix: nav.name, into: &json)
                 json.raw("}}")
             }
         }

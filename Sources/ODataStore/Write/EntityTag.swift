@@ -16,7 +16,7 @@ public enum EntityTag {
         } else {
             for property in tokens { digest.add(record.values[property.columnIndex]) }
         }
-        return "W/\"" + digest.hexText + "\""
+        return digest.weakTag
     }
 
     /// Whether an If-Match or If-None-Match header value (`*`, or a comma-separated list of
@@ -73,7 +73,11 @@ private struct FNV1a {
     }
 
     mutating func add(_ number: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { add(UInt8(truncatingIfNeeded: number >> UInt64(shift))) }
+        var rest = number
+        for _ in 0..<8 {
+            add(UInt8(truncatingIfNeeded: rest))
+            rest >>= 8
+        }
     }
 
     mutating func add(_ sqlValue: SQLValue) {
@@ -97,10 +101,20 @@ private struct FNV1a {
         }
     }
 
-    var hexText: String {
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int((value >> UInt64(shift)) & 0xF)]) }
-        return text
+    /// `W/"<16 hex digits>"`, written in one allocation: it runs for every entity served.
+    var weakTag: String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            buffer[0] = UInt8(ascii: "W")
+            buffer[1] = UInt8(ascii: "/")
+            buffer[2] = UInt8(ascii: "\"")
+            digits.withUTF8Buffer { hex in
+                for index in 0..<16 {
+                    buffer[3 + index] = hex[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
+                }
+            }
+            buffer[19] = UInt8(ascii: "\"")
+            return 20
+        }
     }
 }
