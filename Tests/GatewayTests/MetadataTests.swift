@@ -37,5 +37,8 @@ import Testing
         // Storage annotations stay inside the gateway.
         #expect(!response.text.contains("urn:cardealer:storage"))
         #expect(response.text.contains("m:IsDefaultEntityContainer=\"true\""))
+        // Identity keys say so, as Entity Framework services do.
+        #expect(response.text.contains("xmlns:annotation=\"http://schemas.microsoft.com/ado/2009/02/edm/annotation\""))
+        #expect(served.entityType(qualifiedName: "edmexampleModel.Person")?.keyProperties.first?.isStoreGenerated == true)
     }
 }

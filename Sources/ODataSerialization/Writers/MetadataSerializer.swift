@@ -2,7 +2,7 @@ import CSDL
 import EDM
 
 /// The `$metadata` document: the model written back as CSDL, with the storage annotations
-/// left out (they are the gateway's business, not the client's).
+/// left out (they are the gateway's business, not the client's) but StoreGeneratedPattern kept.
 public enum MetadataSerializer {
     public static func document(for model: EntityModel) -> CSDLDocument {
         var schemas: [String: CSDLSchema] = [:]
@@ -25,6 +25,10 @@ public enum MetadataSerializer {
                 p.scale = property.scale
                 p.defaultValue = property.defaultValue
                 p.concurrencyMode = property.isConcurrencyToken ? "Fixed" : nil
+                if property.isStoreGenerated {
+                    // As Entity Framework services publish it: clients then leave the key out of creates.
+                    p.annotations = [CSDLAnnotation(namespace: CSDLNamespaces.annotation, name: "StoreGeneratedPattern", value: "Identity")]
+                }
                 return p
             }
             csdl.navigationProperties = type.navigationProperties.map {

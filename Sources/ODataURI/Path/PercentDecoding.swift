@@ -2,7 +2,10 @@
 /// something to guess about.
 enum PercentDecoding {
     static func decode(_ text: Substring, plusAsSpace: Bool) throws(URIError) -> String {
-        guard text.contains("%") || (plusAsSpace && text.contains("+")) else { return String(text) }
+        // Checked as bytes: this runs for every segment and option of every request.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
