@@ -75,6 +75,9 @@ struct Serve: ParsableCommand {
     @Option(help: "The largest request body accepted, in bytes.")
     var maxBodySize: Int = 10 * 1024 * 1024
 
+    @Option(name: .customLong("allow-origin"), help: "An origin whose browser pages may call the service (CORS); repeat it, or give * for any.")
+    var allowedOrigins: [String] = []
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -101,6 +104,7 @@ struct Serve: ParsableCommand {
         var configuration = ODataService.Configuration()
         configuration.rootPath = root == "/" ? "" : root
         configuration.defaultPageSize = pageSize
+        configuration.allowedOrigins = allowedOrigins
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.host = host
         serverConfiguration.port = port

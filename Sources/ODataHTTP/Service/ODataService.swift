@@ -17,6 +17,8 @@ public final class ODataService: @unchecked Sendable {
         public var limits = QueryLimits()
         /// Used for absolute URIs when a request carries no Host header.
         public var fallbackHost = "127.0.0.1:8080"
+        /// Origins whose browser pages may call the service (CORS), or `["*"]`; empty: none.
+        public var allowedOrigins: [String] = []
 
         public init() {}
     }
@@ -48,6 +50,17 @@ public final class ODataService: @unchecked Sendable {
 
     /// Handles one request; every failure becomes an OData error response.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var response = respond(to: request)
+        if !configuration.allowedOrigins.isEmpty {
+            CrossOrigin.addHeaders(to: &response, for: request, allowedOrigins: configuration.allowedOrigins)
+        }
+        return response
+    }
+
+    private func respond(to request: HTTPRequest) -> HTTPResponse {
+        if request.method == "OPTIONS" {
+            return CrossOrigin.preflight(request, allowedOrigins: configuration.allowedOrigins)
+        }
         do {
             return try route(request)
         } catch let error as ServiceError {
