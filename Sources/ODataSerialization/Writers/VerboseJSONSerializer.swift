@@ -50,12 +50,19 @@ public struct VerboseJSONSerializer {
     /// `{"d": [...]}` in 1.0, `{"d": {"results": [...], "__count": "n", "__next": "..."}}` in 2.0.
     public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) -> [UInt8] {
         var json = JSONWriter(capacity: 512 * max(records.count, 1))
+        collection(count: count, next: next, into: &json) { json in entityArray(records, select: select, into: &json) }
+        return json.bytes
+    }
+
+    /// The `d` of a collection: the bare array in 1.0; in 2.0 wrapped in `results` with
+    /// `__count` and `__next` beside it.
+    private func collection(count: Int?, next: String?, into json: inout JSONWriter, elements: (inout JSONWriter) -> Void) {
         json.raw("{\"d\":")
         if version == .v1 {
-            entityArray(records, select: select, into: &json)
+            elements(&json)
         } else {
             json.raw("{\"results\":")
-            entityArray(records, select: select, into: &json)
+            elements(&json)
             if let count {
                 json.raw(",\"__count\":\"")
                 json.integer(Int64(count))
@@ -68,7 +75,6 @@ public struct VerboseJSONSerializer {
             json.raw("}")
         }
         json.raw("}")
-        return json.bytes
     }
 
     /// `{"d": {"name": value}}` for `Set(key)/Prop` (MS-ODATA 2.2.6.3.8).
@@ -84,31 +90,20 @@ public struct VerboseJSONSerializer {
     /// `{"d": {"uri": "..."}}` for a single link, or a collection of them (MS-ODATA 2.2.6.3.10).
     public func linksDocument(_ records: [EntityRecord], single: Bool, count: Int?, next: String?) -> [UInt8] {
         var json = JSONWriter()
-        json.raw("{\"d\":")
-        if single {
+        guard !single else {
+            json.raw("{\"d\":")
             if let record = records.first { link(record, into: &json) } else { json.raw("null") }
-        } else {
-            if version == .v2 { json.raw("{\"results\":") }
+            json.raw("}")
+            return json.bytes
+        }
+        collection(count: count, next: next, into: &json) { json in
             json.raw("[")
             for (index, record) in records.enumerated() {
                 if index > 0 { json.raw(",") }
                 link(record, into: &json)
             }
             json.raw("]")
-            if version == .v2 {
-                if let count {
-                    json.raw(",\"__count\":\"")
-                    json.integer(Int64(count))
-                    json.raw("\"")
-                }
-                if let next {
-                    json.raw(",\"__next\":")
-                    json.string(next)
-                }
-                json.raw("}")
-            }
         }
-        json.raw("}")
         return json.bytes
     }
 
