@@ -22,10 +22,10 @@ public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
 
     public func get() throws -> Value {
         if let pointer = pthread_getspecific(key) {
-            return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as! Value
+            return Unmanaged<Value>.fromOpaque(pointer).takeUnretainedValue()
         }
         let value = try make()
-        pthread_setspecific(key, Unmanaged.passRetained(value as AnyObject).toOpaque())
+        pthread_setspecific(key, Unmanaged.passRetained(value).toOpaque())
         return value
     }
 }
