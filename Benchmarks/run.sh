@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CarDealer benchmark, in one command:
-#   Benchmarks/run.sh [--people 1000] [--duration 10] [--connections 16,64] [--growth] ...
+#   Benchmarks/run.sh [--people 1000] [--duration 8] [--connections 16,64] [--growth] ...
 # Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway in release mode and
 # the two C yardsticks (the libmicrohttpd ceiling and the raw SQLite insert loop), then runs
 # Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on 127.0.0.1,
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
         --scratch-path=*) SCRATCH_PATH="${1#*=}"; shift ;;
         --gateway) GATEWAY="$2"; shift 2 ;;
         --gateway=*) GATEWAY="${1#*=}"; shift ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exec python3 "$BENCH_DIR/bench.py" --help \
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exec python3 "$BENCH_DIR/bench.py" --help \
             --gateway x --ceiling x --sqlite-insert x ;;
         *) BENCH_ARGS+=("$1"); shift ;;
     esac
