@@ -470,6 +470,7 @@ def benchmark(args, servers):
     process_peak = gateway.status()
     servers.stop_all()
     raw_sqlite.remove()
+    remove_database(database)
 
     results = {
         "mode": "default", "dataset": dataset, "ceiling": summarize_ceiling(ceiling_runs),
