@@ -38,8 +38,9 @@ public final class ODataService: @unchecked Sendable {
         self.logger = logger
         self.uriParser = UriParser(model: model, limits: configuration.limits)
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
+        let writeGate = WriteGate()
         self.connections = ThreadLocal {
-            let database = try Database(path: databasePath)
+            let database = try Database(path: databasePath, writeGate: writeGate)
             try database.configureForService()
             return database
         }

@@ -11,7 +11,11 @@ public final class Database {
     /// statements or check query plans. Nil (the default) costs nothing.
     public var trace: ((String) -> Void)?
 
-    public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+    /// Serializes this process's write transactions, when connections share one.
+    private let writeGate: WriteGate?
+
+    public init(path: String, readOnly: Bool = false, writeGate: WriteGate? = nil) throws(SQLiteError) {
+        self.writeGate = writeGate
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -88,7 +92,16 @@ public final class Database {
 
     /// Runs `body` inside one transaction: it commits whole or rolls back whole.
     /// `immediate` takes the write lock at the start, so that two writers never deadlock on an upgrade.
+    /// With a write gate, writers of this process queue on it rather than on SQLite's busy
+    /// handler, which retries by sleeping up to 100 ms at a time and so stalls writes under load.
     public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        if immediate, let writeGate {
+            return try writeGate.run { try runTransaction(immediate: true, body) }
+        }
+        return try runTransaction(immediate: immediate, body)
+    }
+
+    private func runTransaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
         try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let result = try body()

@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A lock shared by the connections of one process to one database file, taken around each
+/// write transaction. SQLite admits one writer at a time anyway; queueing on a mutex hands the
+/// lock over as soon as it is free, where SQLite's busy handler would poll with sleeps.
+/// Other processes writing the same file are still handled by the busy timeout.
+public final class WriteGate: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+
+    public init() {
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    public func run<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}
