@@ -26,6 +26,9 @@ struct DatabaseOptions: ParsableArguments {
     var db: String = "data/cardealer.sqlite"
 
     func loadModel() throws -> EntityModel {
+        guard FileManager.default.isReadableFile(atPath: schema) else {
+            throw ValidationError("cannot read the schema file \(schema)")
+        }
         do {
             return try ModelLoader.load(contentsOf: URL(fileURLWithPath: schema))
         } catch let error as ModelError {

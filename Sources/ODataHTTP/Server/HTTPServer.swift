@@ -18,6 +18,10 @@ public final class HTTPServer: @unchecked Sendable {
         public var maxBodySize = 10 * 1024 * 1024
         public var connectionTimeoutSeconds: UInt32 = 30
         public var connectionLimit: UInt32 = 1024
+        /// libmicrohttpd's per-connection memory for the request line and headers. It zeroes
+        /// what it used between requests, so a larger pool costs on every request; 32 KiB holds
+        /// the longest URI the service accepts (8 KiB) with room to spare.
+        public var connectionMemory = 32 * 1024
 
         public init() {}
     }
@@ -71,7 +75,7 @@ public final class HTTPServer: @unchecked Sendable {
                     uriLogger, context,
                     UInt32(max(1, configuration.threads)),
                     configuration.connectionTimeoutSeconds,
-                    64 * 1024,
+                    configuration.connectionMemory,
                     configuration.connectionLimit)
             }
         }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Instructions the gateway executes per request, counted by valgrind's callgrind: repeatable
+# whatever else the machine is doing, unlike requests per second on a shared machine.
+#   Benchmarks/profile/instructions_per_request.sh GATEWAY_BINARY DB 'Person(7)' ['Person?$top=20' ...]
+# Prints one line per target: instructions per request over 300 keep-alive requests.
+set -euo pipefail
+binary=${1:?gateway binary}; db=${2:?database}; shift 2
+port=18199
+schema=$(cd "$(dirname "$0")/../.." && pwd)/Schema/CarDealer.edmx
+work=$(mktemp -d)
+trap 'kill $(cat "$work/pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
+for target in "$@"; do
+  cp "$db" "$work/db.sqlite"
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/cg.out" \
+    "$binary" serve --schema "$schema" --db "$work/db.sqlite" --port $port --threads 1 --log-level error >"$work/out" 2>"$work/err" &
+  echo $! >"$work/pid"
+  for _ in $(seq 1 120); do grep -q Serving "$work/out" 2>/dev/null && break; sleep 0.5; done
+  python3 - "$port" "$target" 20 <<'PY'
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+for _ in range(int(sys.argv[3])):
+    c.request("GET", "/CarDealer.svc/" + sys.argv[2], headers={"Accept": "application/json"}); c.getresponse().read()
+PY
+  callgrind_control -i on "$(cat "$work/pid")" >/dev/null
+  python3 - "$port" "$target" 300 <<'PY'
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+for _ in range(int(sys.argv[3])):
+    c.request("GET", "/CarDealer.svc/" + sys.argv[2], headers={"Accept": "application/json"})
+    r = c.getresponse(); r.read()
+    assert r.status == 200, r.status
+PY
+  callgrind_control -i off "$(cat "$work/pid")" >/dev/null
+  # SIGTERM stops the gateway cleanly; callgrind then writes the counts of the instrumented part.
+  kill "$(cat "$work/pid")"; wait "$(cat "$work/pid")" 2>/dev/null || true
+  total=$(cat "$work"/cg.out* | awk '/^totals:/ {s+=$2} END {print s}')
+  printf '%-70s %12d instructions/request\n' "$target" $((total / 300))
+  rm -f "$work"/cg.out*
+done
