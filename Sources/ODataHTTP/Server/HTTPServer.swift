@@ -19,9 +19,10 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionTimeoutSeconds: UInt32 = 30
         public var connectionLimit: UInt32 = 1024
         /// libmicrohttpd's per-connection memory for the request line and headers. It zeroes
-        /// what it used between requests, so a larger pool costs on every request; 32 KiB holds
-        /// the longest URI the service accepts (8 KiB) with room to spare.
-        public var connectionMemory = 32 * 1024
+        /// the pool between requests, so a larger pool costs on every request; 16 KiB holds the
+        /// longest URI the service accepts (8 KiB) and its headers. A request head beyond it is
+        /// refused by libmicrohttpd itself with 414.
+        public var connectionMemory = 16 * 1024
 
         public init() {}
     }
