@@ -14,7 +14,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
     }
 
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? { headers[ASCIICase.lowercased(name)] }
 
     /// The path part of the target (before `?`).
     public var path: Substring {

@@ -15,6 +15,6 @@ public struct HTTPResponse: Sendable {
     }
 
     public func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        headers.first { ASCIICase.equalIgnoringCase($0.0, name) }?.1
     }
 }

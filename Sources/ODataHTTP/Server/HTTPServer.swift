@@ -136,7 +136,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { _, _, context, _ 
 private let headerCollector: MHD_KeyValueIterator = { context, _, key, value in
     guard let context, let key else { return MHD_Result.YES }
     let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
-    let name = String(cString: key).lowercased()
+    let name = ASCIICase.lowercased(UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: strlen(key)))
     if state.headers[name] == nil {
         state.headers[name] = value.map { String(cString: $0) } ?? ""
     }

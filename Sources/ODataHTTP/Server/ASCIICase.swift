@@ -1,0 +1,24 @@
+/// Case folding for header names, which are ASCII: without Unicode case mapping and, for
+/// comparisons, without allocating. Header lookups run several times on every request.
+enum ASCIICase {
+    static func lowercased(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { lowercased($0) }
+    }
+
+    static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
+    }
+
+    static func equalIgnoringCase(_ left: String, _ right: String) -> Bool {
+        guard left.utf8.count == right.utf8.count else { return false }
+        return zip(left.utf8, right.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+}
