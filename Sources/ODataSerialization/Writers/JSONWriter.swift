@@ -1,25 +1,32 @@
 /// Appends JSON text straight to a byte buffer: no intermediate objects, no Foundation on the
 /// hot path. The caller writes structure; this type gets escaping and numbers right.
+/// A writer is used by one function at a time and never copied: its storage is not copied on write.
 public struct JSONWriter {
-    public private(set) var bytes: [UInt8] = []
+    private let buffer: ByteBuffer
 
-    public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 1024) { buffer = ByteBuffer(capacity: capacity) }
+
+    /// What has been written.
+    public var bytes: [UInt8] { buffer.array }
+
+    /// The number of bytes written.
+    public var count: Int { buffer.count }
 
     @inline(__always)
     public mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { buffer.append($0) }
     }
 
     @inline(__always)
-    public mutating func byte(_ value: UInt8) { bytes.append(value) }
+    public mutating func byte(_ value: UInt8) { buffer.append(value) }
 
     /// A JSON string with the escapes RFC 8259 requires; `/` is escaped only where asked
     /// (the `\/Date(...)\/` form).
     public mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in appendEscaped(utf8) }
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
     }
 
     /// Appends UTF-8 text with JSON escapes, copying the runs between escapes in one go.
@@ -30,33 +37,45 @@ public struct JSONWriter {
         while index < count {
             let byte = utf8[index]
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                if index > start { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index])) }
+                if index > start { buffer.append(UnsafeBufferPointer(rebasing: utf8[start..<index])) }
                 escape(byte)
                 start = index + 1
             }
             index += 1
         }
-        if count > start { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<count])) }
+        if count > start { buffer.append(UnsafeBufferPointer(rebasing: utf8[start..<count])) }
     }
 
     /// Appends bytes known to need no escaping (URIs built from escaped parts, names from the model).
-    public mutating func appendVerbatim(_ utf8: [UInt8]) { bytes.append(contentsOf: utf8) }
+    public mutating func appendVerbatim(_ utf8: [UInt8]) { utf8.withUnsafeBufferPointer { buffer.append($0) } }
+
+    public mutating func appendVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { buffer.append(utf8) }
 
     /// `"name":`
     public mutating func key(_ name: String) {
         string(name)
-        bytes.append(UInt8(ascii: ":"))
+        buffer.append(UInt8(ascii: ":"))
     }
 
+    /// Decimal digits written straight into the buffer, without a String in between.
     public mutating func integer(_ value: Int64) {
-        if value >= 0 && value < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-            return
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.append(UnsafeBufferPointer(rebasing: digits[start..<20]))
         }
-        bytes.append(contentsOf: String(value).utf8)
     }
 
-    public mutating func text(_ value: String) { bytes.append(contentsOf: value.utf8) }
+    public mutating func text(_ value: String) {
+        var value = value
+        value.withUTF8 { buffer.append($0) }
+    }
 
     private mutating func escape(_ byte: UInt8) {
         switch byte {
@@ -70,8 +89,8 @@ public struct JSONWriter {
         default:
             let hex: [UInt8] = Array("0123456789abcdef".utf8)
             raw("\\u00")
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 0xF)])
+            buffer.append(hex[Int(byte >> 4)])
+            buffer.append(hex[Int(byte & 0xF)])
         }
     }
 }

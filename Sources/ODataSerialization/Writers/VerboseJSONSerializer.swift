@@ -12,10 +12,12 @@ public struct VerboseJSONSerializer {
 
     /// The service root as JSON string content, escaped once per response.
     private let rootJSON: [UInt8]
+    private let layouts: EntityLayouts
 
-    public init(uris: EntityURIs, version: ResponseVersion, etag: ((EntityRecord) -> String?)? = nil) {
+    public init(uris: EntityURIs, version: ResponseVersion, layouts: EntityLayouts, etag: ((EntityRecord) -> String?)? = nil) {
         self.uris = uris
         self.version = version
+        self.layouts = layouts
         self.etag = etag
         var escaped = JSONWriter(capacity: uris.serviceRoot.utf8.count + 8)
         var root = uris.serviceRoot
@@ -24,15 +26,10 @@ public struct VerboseJSONSerializer {
     }
 
     /// `"<root><Set(key)>"`: the key predicate is percent-encoded, so it needs no JSON escape.
-    private func writeURI(_ relative: String, suffix: String? = nil, into json: inout JSONWriter) {
+    private func writeURI(_ relative: String, into json: inout JSONWriter) {
         json.byte(UInt8(ascii: "\""))
         json.appendVerbatim(rootJSON)
         json.text(relative)
-        if let suffix {
-            json.byte(UInt8(ascii: "/"))
-            var name = suffix
-            name.withUTF8 { json.appendEscaped($0) }
-        }
         json.byte(UInt8(ascii: "\""))
     }
 
@@ -126,41 +123,47 @@ public struct VerboseJSONSerializer {
 
     public func entity(_ record: EntityRecord, select: SelectNode?, into json: inout JSONWriter) {
         let type = record.type
+        let layout = layouts.layout(for: type)
         let relative = uris.relativeURI(of: record)
-        json.raw("{\"__metadata\":{\"uri\":")
-        writeURI(relative, into: &json)
-        json.raw(",\"type\":")
-        json.string(type.qualifiedName)
-        if let etag, let tag = etag(record) {
-            json.raw(",\"etag\":")
-            json.string(tag)
-        }
-        json.raw("}")
-        for property in type.properties where select?.includes(property: property.name) ?? true {
-            json.raw(",")
-            json.key(property.name)
-            json.value(record.value(of: property), type: property.type)
-        }
-        for nav in type.navigationProperties where select?.includes(navigation: nav.name) ?? true {
-            json.raw(",")
-            json.key(nav.name)
-            switch record.expansions[nav.name] {
-            case .single(let related)?:
-                if let related {
-                    entity(related, select: select?.child(nav.name), into: &json)
-                } else {
-                    json.raw("null")
-                }
-            case .collection(let related)?:
-                if version == .v2 { json.raw("{\"results\":") }
-                entityArray(related, select: select?.child(nav.name), into: &json)
-                if version == .v2 { json.raw("}") }
-            case nil:
-                json.raw("{\"__deferred\":{\"uri\":")
-                writeURI(relative, suffix: nav.name, into: &json)
-                json.raw("}}")
+        layout.bytes.withUnsafeBufferPointer { fragments in
+            json.raw("{\"__metadata\":{\"uri\":")
+            writeURI(relative, into: &json)
+            json.appendVerbatim(fragments, layout.typeField)
+            if let etag, let tag = etag(record) {
+                json.raw(",\"etag\":")
+                json.string(tag)
             }
+            json.raw("}")
+            record.values.withUnsafeBufferPointer { values in
+                for (index, field) in layout.properties.enumerated() {
+                    if let select, !select.includes(property: type.properties[index].name) { continue }
+                    json.appendVerbatim(fragments, field.start..<field.end)
+                    json.storedValue(values[field.columnIndex], type: field.type)
+                }
+            }
+            for (index, nav) in type.navigationProperties.enumerated() {
+                if let select, !select.includes(navigation: nav.name) { continue }
+                json.appendVerbatim(fragments, layout.navigations[index])
+                switch record.expansion(of: nav) {
+                case .single(let related)?:
+                    if let related {
+                        entity(related, select: select?.child(nav.name), into: &json)
+                    } else {
+                        json.raw("null")
+                    }
+                case .collection(let related)?:
+                    if version == .v2 { json.raw("{\"results\":") }
+                    entityArray(related, select: select?.child(nav.name), into: &json)
+                    if version == .v2 { json.raw("}") }
+                case nil:
+                    json.raw("{\"__deferred\":{\"uri\":\"")
+                    json.appendVerbatim(rootJSON)
+                    json.text(relative)
+                    json.appendVerbatim(fragments, layout.navigationSuffixes[index])
+                    json.raw("\"}}")
+                }
+            }
+            json.raw("}")
         }
-        json.raw("}")
     }
 }

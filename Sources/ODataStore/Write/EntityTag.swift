@@ -72,6 +72,16 @@ private struct FNV1a {
         value = value &* 0x0000_0100_0000_01B3
     }
 
+    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        add(UInt64(bytes.count))
+        var hash = value
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        value = hash
+    }
+
     mutating func add(_ number: UInt64) {
         var rest = number
         for _ in 0..<8 {
@@ -92,12 +102,12 @@ private struct FNV1a {
             add(d.bitPattern)
         case .text(let s):
             add(UInt8(3))
-            add(UInt64(s.utf8.count))
-            for byte in s.utf8 { add(byte) }
+            var text = s
+            // Through the contiguous UTF-8 buffer: String's iterator cost more than the hash.
+            text.withUTF8 { add($0) }
         case .blob(let bytes):
             add(UInt8(4))
-            add(UInt64(bytes.count))
-            for byte in bytes { add(byte) }
+            bytes.withUnsafeBufferPointer { add($0) }
         }
     }
 

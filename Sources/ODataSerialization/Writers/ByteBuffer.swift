@@ -1,0 +1,47 @@
+/// The growable byte storage behind `JSONWriter`: an append is a capacity check and a memcpy.
+/// Array's append, with its uniqueness check and generic path on every small fragment, was a
+/// tenth of the instructions of large responses.
+final class ByteBuffer {
+    private(set) var pointer: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        pointer = .allocate(capacity: self.capacity)
+    }
+
+    deinit { pointer.deallocate() }
+
+    @inline(__always)
+    func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newPointer = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newPointer.update(from: pointer, count: count)
+        pointer.deallocate()
+        pointer = newPointer
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1)
+        pointer[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (pointer + count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    var array: [UInt8] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
+}

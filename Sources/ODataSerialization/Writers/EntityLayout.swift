@@ -1,0 +1,64 @@
+import EDM
+
+/// The parts of an entity type's JSON that do not depend on the row: `"name":` for each
+/// property, the type name, each navigation property's name. Built once per model, so that
+/// writing an entity copies bytes rather than escaping the same names for every row, and its
+/// field list holds no references, so the per-row loop does no reference counting.
+final class EntityLayout: @unchecked Sendable {
+    struct Field {
+        /// `,"name":` within `bytes`.
+        let start: Int
+        let end: Int
+        let columnIndex: Int
+        let type: PrimitiveType
+    }
+
+    /// Every fragment, back to back.
+    let bytes: [UInt8]
+    /// `,"type":"Namespace.Type"`
+    let typeField: Range<Int>
+    let properties: [Field]
+    /// `,"Nav":` for each navigation property.
+    let navigations: [Range<Int>]
+    /// `/Nav`, escaped, for deferred links.
+    let navigationSuffixes: [Range<Int>]
+
+    init(_ type: EntityType) {
+        var json = JSONWriter()
+        func fragment(_ write: (inout JSONWriter) -> Void) -> Range<Int> {
+            let start = json.count
+            write(&json)
+            return start..<json.count
+        }
+        typeField = fragment { $0.raw(",\"type\":"); $0.string(type.qualifiedName) }
+        properties = type.properties.map { property in
+            let range = fragment { $0.raw(","); $0.key(property.name) }
+            return Field(start: range.lowerBound, end: range.upperBound, columnIndex: property.columnIndex, type: property.type)
+        }
+        navigations = type.navigationProperties.map { nav in fragment { $0.raw(","); $0.key(nav.name) } }
+        navigationSuffixes = type.navigationProperties.map { nav in
+            fragment { json in
+                json.byte(UInt8(ascii: "/"))
+                var name = nav.name
+                name.withUTF8 { json.appendEscaped($0) }
+            }
+        }
+        bytes = json.bytes
+    }
+}
+
+/// The layouts of every entity type of a model.
+public final class EntityLayouts: @unchecked Sendable {
+    private let layouts: [ObjectIdentifier: EntityLayout]
+
+    public init(model: EntityModel) {
+        var layouts: [ObjectIdentifier: EntityLayout] = [:]
+        for type in model.entityTypes { layouts[ObjectIdentifier(type)] = EntityLayout(type) }
+        self.layouts = layouts
+    }
+
+    func layout(for type: EntityType) -> EntityLayout {
+        // Types come from the model the layouts were built from.
+        layouts[ObjectIdentifier(type)] ?? EntityLayout(type)
+    }
+}
