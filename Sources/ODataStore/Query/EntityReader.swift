@@ -219,16 +219,15 @@ public struct EntityReader {
             sourceIndexes = fk.columnIndexes
         }
 
-        var seen = Set<[SQLValue]>()
-        var tuples: [[SQLValue]] = []
+        var seen = Set<LinkKey>()
+        var tuples: [LinkKey] = []
         for record in records {
-            let tuple = record.columnValues(sourceIndexes)
-            if tuple.contains(.null) { continue }
-            if seen.insert(tuple).inserted { tuples.append(tuple) }
+            guard let key = LinkKey(record, sourceIndexes) else { continue }
+            if seen.insert(key).inserted { tuples.append(key) }
         }
 
         var children: [EntityRecord] = []
-        var byLink: [[SQLValue]: [EntityRecord]] = [:]
+        var byLink: [LinkKey: [EntityRecord]] = [:]
         if !tuples.isEmpty {
             let alias = "t0"
             let sql = "SELECT " + selectList(target, alias: alias)
@@ -245,13 +244,13 @@ public struct EntityReader {
                 for column in 0..<columnCount { values.append(statement.value(at: column)) }
                 let child = EntityRecord(type: target, values: values)
                 children.append(child)
-                byLink[child.columnValues(targetIndexes), default: []].append(child)
+                if let key = LinkKey(child, targetIndexes) { byLink[key, default: []].append(child) }
             }
         }
 
         for record in records {
-            let related = byLink[record.columnValues(sourceIndexes)] ?? []
-            record.expansions[nav.name] = nav.isCollection ? .collection(related) : .single(related.first)
+            let related = LinkKey(record, sourceIndexes).flatMap { byLink[$0] } ?? []
+            record.setExpansion(nav.isCollection ? .collection(related) : .single(related.first), of: nav)
         }
         return children
     }

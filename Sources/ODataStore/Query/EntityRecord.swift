@@ -12,11 +12,21 @@ public final class EntityRecord {
     public let type: EntityType
     /// Column values in the type's stored-column order (properties, then hidden foreign keys).
     public let values: [SQLValue]
-    public var expansions: [String: Expansion] = [:]
+    /// Expanded navigation properties by their index in the type; nil when nothing is expanded.
+    public private(set) var expansions: [Expansion?]?
 
     public init(type: EntityType, values: [SQLValue]) {
         self.type = type
         self.values = values
+    }
+
+    public func expansion(of navigation: NavigationProperty) -> Expansion? {
+        expansions?[navigation.index]
+    }
+
+    public func setExpansion(_ expansion: Expansion, of navigation: NavigationProperty) {
+        if expansions == nil { expansions = Array(repeating: nil, count: type.navigationProperties.count) }
+        expansions![navigation.index] = expansion
     }
 
     public func value(of property: Property) -> EDMValue {
@@ -28,5 +38,4 @@ public final class EntityRecord {
     /// The stored values of the key columns, for matching related rows.
     var keyColumnValues: [SQLValue] { type.keyProperties.map { values[$0.columnIndex] } }
 
-    func columnValues(_ indexes: [Int]) -> [SQLValue] { indexes.map { values[$0] } }
 }

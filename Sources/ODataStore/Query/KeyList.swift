@@ -11,17 +11,18 @@ enum KeyList {
         return left + " IN (SELECT " + parts + " FROM json_each(?))"
     }
 
-    /// The JSON text of the tuples: `[1,2,3]`, or `[[1,"a"],[2,"b"]]` for composite keys.
-    static func json(_ tuples: [[SQLValue]]) -> String {
+    /// The JSON text of the keys: `[1,2,3]`, or `[[1,"a"],[2,"b"]]` for composite keys.
+    static func json(_ keys: [LinkKey]) -> String {
         var text = "["
-        for (index, tuple) in tuples.enumerated() {
+        for (index, key) in keys.enumerated() {
             if index > 0 { text += "," }
-            if tuple.count == 1 {
-                append(tuple[0], to: &text)
+            if key.rest.isEmpty {
+                append(key.first, to: &text)
             } else {
                 text += "["
-                for (i, value) in tuple.enumerated() {
-                    if i > 0 { text += "," }
+                append(key.first, to: &text)
+                for value in key.rest {
+                    text += ","
                     append(value, to: &text)
                 }
                 text += "]"
