@@ -85,6 +85,7 @@ public enum ModelLoader {
                 let navigation = NavigationProperty(name: nav.name, relationship: association.qualifiedName, fromRole: nav.fromRole,
                                                     toRole: nav.toRole, source: type, target: target, targetMultiplicity: multiplicity)
                 navigation.association = association
+                navigation.index = type.navigationProperties.count
                 type.navigationProperties.append(navigation)
                 type.navigationByName[nav.name] = navigation
             }

@@ -10,6 +10,8 @@ public final class NavigationProperty: @unchecked Sendable {
     /// "1", "0..1" or "*" at the target end.
     public let targetMultiplicity: String
     public internal(set) var association: Association!
+    /// Position among the source type's navigation properties.
+    public internal(set) var index = 0
 
     init(name: String, relationship: String, fromRole: String, toRole: String,
          source: EntityType, target: EntityType, targetMultiplicity: String) {

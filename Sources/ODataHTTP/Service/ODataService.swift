@@ -29,6 +29,7 @@ public final class ODataService: @unchecked Sendable {
     let logger: Logger
     let uriParser: UriParser
     let metadataXML: [UInt8]
+    let entityLayouts: EntityLayouts
     private let connections: ThreadLocal<Database>
 
     public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger) {
@@ -38,6 +39,7 @@ public final class ODataService: @unchecked Sendable {
         self.logger = logger
         self.uriParser = UriParser(model: model, limits: configuration.limits)
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
+        self.entityLayouts = EntityLayouts(model: model)
         let writeGate = WriteGate()
         self.connections = ThreadLocal {
             let database = try Database(path: databasePath, writeGate: writeGate)

@@ -129,7 +129,7 @@ extension ODataService {
     }
 
     func serializer(_ context: RequestContext, _ version: ResponseVersion) -> VerboseJSONSerializer {
-        VerboseJSONSerializer(uris: context.uris, version: version, etag: etagProvider)
+        VerboseJSONSerializer(uris: context.uris, version: version, layouts: entityLayouts, etag: etagProvider)
     }
 
     /// The ETag of a record (every entity has one; see `EntityTag`).
