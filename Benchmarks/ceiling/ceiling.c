@@ -89,6 +89,9 @@ int main(int argc, char **argv)
         MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&address,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+        /* The gateway's connection memory (HTTPServer.Configuration.connectionMemory): libmicrohttpd
+           zeroes it on every request, so the ceiling pays what the gateway pays. */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_END);
     if (daemon == NULL) {
