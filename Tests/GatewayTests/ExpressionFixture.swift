@@ -26,17 +26,21 @@ enum ExpressionFixture {
 
     /// A fresh database file with the car-dealer tables, filled from SeedData.
     static func carDealerDatabase() throws -> Database {
-        let database = try Database(path: temporaryPath("dealer"))
+        let path = temporaryPath("dealer")
+        let database = try Database(path: path)
         try SchemaBuilder(model: carDealer).createSchema(in: database)
         try SeedLoader(model: carDealer).load(from: repositoryRoot.appendingPathComponent("SeedData"), into: database)
+        removeWhenClosed(path)
         return database
     }
 
     /// A fresh database file with the all-types tables and `allTypesRows`.
     static func allTypesDatabase() throws -> Database {
-        let database = try Database(path: temporaryPath("types"))
+        let path = temporaryPath("types")
+        let database = try Database(path: path)
         try SchemaBuilder(model: allTypes).createSchema(in: database)
         try insertAllTypesRows(into: database, model: allTypes)
+        removeWhenClosed(path)
         return database
     }
 
@@ -66,6 +70,12 @@ enum ExpressionFixture {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("expression-all-types-\(UUID().uuidString).edmx")
         try allTypesSchema.write(to: url, atomically: true, encoding: .utf8)
         return url
+    }
+
+    /// Unlinks a filled database file: the open connection keeps reading it (the tests only
+    /// read from here on), and the file is gone when the connection closes.
+    private static func removeWhenClosed(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
     }
 
     private static func temporaryPath(_ stem: String) -> String {
