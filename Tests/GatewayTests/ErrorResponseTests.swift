@@ -60,12 +60,14 @@ import Testing
         _ = try batchGet.errorMessage()
     }
 
-    @Test func atomOnlyClientsGetNotAcceptable() throws {
-        let response = try gateway.get("Person", accept: "application/atom+xml")
+    @Test func unsupportedFormatsGetNotAcceptable() throws {
+        let response = try gateway.get("Person", accept: "text/csv")
         #expect(response.status == 406)
-        #expect(try gateway.get("Person?$format=atom").status == 406)
-        // Asked for XML only, the error itself comes as XML.
-        #expect(response.text.contains("<message xml:lang=\"en-US\">"))
+        _ = try response.errorMessage()
+        // A client that accepts only XML gets its errors as XML.
+        let missing = try gateway.get("Person(999)", accept: "application/atom+xml")
+        #expect(missing.status == 404)
+        #expect(missing.text.contains("<message xml:lang=\"en-US\">"))
     }
 
     @Test func versionNegotiation() throws {

@@ -7,6 +7,7 @@ enum ContentNegotiation {
     enum Representation: Equatable {
         case json
         case xml
+        case atom
     }
 
     /// The media ranges of an Accept header with a non-zero quality, lower-cased.
@@ -42,18 +43,21 @@ enum ContentNegotiation {
         return ranges.contains { $0 == "*/*" || $0 == mediaType || $0 == major + "/*" }
     }
 
-    /// Data (entities, properties, links): JSON, or 406.
+    /// Data (entities, properties, links): verbose JSON unless the client names Atom or XML and
+    /// not JSON; JSON for `*/*`, which is what clients that name nothing usually mean today.
     static func forData(format: QueryOptions.Format?, accept: String?) throws(ServiceError) -> Representation {
         switch format {
         case .json?: return .json
-        case .atom?, .xml?: throw .notAcceptable("Atom and XML payloads are not supported; this service answers data in JSON ($format=json or Accept: application/json)")
+        case .atom?, .xml?: return .atom
         case nil: break
         }
         // What almost every client sends, decided without parsing.
         if accept == nil || accept == "application/json" || accept == "*/*" { return .json }
         let ranges = acceptedRanges(accept)
+        if ranges.contains("application/json") { return .json }
+        if ranges.contains("application/atom+xml") || ranges.contains("application/xml") { return .atom }
         if accepts(ranges, "application/json") { return .json }
-        throw .notAcceptable("none of the media types in Accept (\(accept ?? "")) is supported; this service answers data in application/json")
+        throw .notAcceptable("none of the media types in Accept (\(accept ?? "")) is supported; this service answers data in application/json or application/atom+xml")
     }
 
     /// The service document: XML (AtomPub) by default, JSON when asked for.

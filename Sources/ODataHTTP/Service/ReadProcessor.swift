@@ -25,16 +25,20 @@ extension ODataService {
             throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST")
 
         case .entityCollection(let path):
-            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
-            return try readCollection(path, context: context)
+            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            return try readCollection(path, context: context, representation: representation)
 
         case .entity(let path):
-            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
             let reader = EntityReader(database: try database())
             guard let record = try reader.single(path) else { throw notFound(path) }
             try reader.expand([record], options.expand)
             let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+            if representation == .atom {
+                return ok(atomSerializer(context).entryDocument(record, select: options.select),
+                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, extra: etagHeader(record))
+            }
             let body = serializer(context, version).entityDocument(record, select: options.select)
             return ok(body, type: "application/json;charset=utf-8", version: version, extra: etagHeader(record))
 
@@ -51,7 +55,10 @@ extension ODataService {
                 }
                 return ok(Array(RawValueFormatter.text(value, type: property.type).utf8), type: "text/plain;charset=utf-8", version: .v1)
             }
-            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            if try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept")) == .atom {
+                return ok(atomSerializer(context).propertyDocument(property, value: value), type: "application/xml;charset=utf-8",
+                          version: .v1, extra: etagHeader(record))
+            }
             return ok(serializer(context, .v1).propertyDocument(property, value: value), type: "application/json;charset=utf-8", version: .v1,
                       extra: etagHeader(record))
 
@@ -64,12 +71,13 @@ extension ODataService {
             return ok(Array(String(count).utf8), type: "text/plain;charset=utf-8", version: .v2)
 
         case .links(let source, let navigation, let targetKey):
-            _ = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
-            return try readLinks(source: source, navigation: navigation, targetKey: targetKey, context: context)
+            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            return try readLinks(source: source, navigation: navigation, targetKey: targetKey, context: context, representation: representation)
         }
     }
 
-    private func readCollection(_ path: ResourcePath, context: RequestContext) throws -> HTTPResponse {
+    private func readCollection(_ path: ResourcePath, context: RequestContext,
+                                representation: ContentNegotiation.Representation) throws -> HTTPResponse {
         let options = context.info.options
         let reader = EntityReader(database: try database())
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
@@ -81,12 +89,18 @@ extension ODataService {
         let next = page.nextSkipToken.map { nextLink(context, token: $0, delivered: page.records.count) }
         let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
         try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+        if representation == .atom {
+            let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
+            let body = atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink,
+                                                             select: options.select, count: count, next: next)
+            return ok(body, type: "application/atom+xml;type=feed;charset=utf-8", version: version)
+        }
         let body = serializer(context, version).collectionDocument(page.records, select: options.select, count: count, next: next)
         return ok(body, type: "application/json;charset=utf-8", version: version)
     }
 
     private func readLinks(source: ResourcePath, navigation: NavigationProperty, targetKey: [EDMValue]?,
-                           context: RequestContext) throws -> HTTPResponse {
+                           context: RequestContext, representation: ContentNegotiation.Representation) throws -> HTTPResponse {
         let options = context.info.options
         let reader = EntityReader(database: try database())
         guard try reader.single(source) != nil else { throw notFound(source) }
@@ -100,6 +114,10 @@ extension ODataService {
         let next = page.nextSkipToken.map { nextLink(context, token: $0, delivered: page.records.count) }
         let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
         try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+        if representation == .atom {
+            return ok(atomSerializer(context).linksDocument(page.records, single: single, count: count),
+                      type: "application/xml;charset=utf-8", version: version)
+        }
         let body = serializer(context, version).linksDocument(page.records, single: single, count: count, next: next)
         return ok(body, type: "application/json;charset=utf-8", version: version)
     }
@@ -130,6 +148,10 @@ extension ODataService {
 
     func serializer(_ context: RequestContext, _ version: ResponseVersion) -> VerboseJSONSerializer {
         VerboseJSONSerializer(uris: context.uris, version: version, layouts: entityLayouts, etag: etagProvider)
+    }
+
+    func atomSerializer(_ context: RequestContext) -> AtomSerializer {
+        AtomSerializer(uris: context.uris, updated: AtomTimestamp.now(), etag: etagProvider)
     }
 
     /// The ETag of a record (every entity has one; see `EntityTag`).

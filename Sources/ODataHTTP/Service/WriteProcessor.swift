@@ -98,7 +98,9 @@ extension ODataService {
     private func create(in path: ResourcePath, _ context: WriteContext) throws -> HTTPResponse {
         let request = context.httpRequest
         // Refuse before writing anything when the answer could not be delivered.
-        _ = try ContentNegotiation.forData(format: context.request.info.options.format, accept: request.header("Accept"))
+        guard try ContentNegotiation.forData(format: context.request.info.options.format, accept: request.header("Accept")) == .json else {
+            throw ServiceError.notAcceptable("writes answer in JSON only; Accept must admit application/json")
+        }
         try RequestBodyType.checkJSON(request)
         let payload = try context.deserializer.entity(from: request.body, of: path.targetType)
         let persister = persister(context)

@@ -3,8 +3,8 @@ import ODataURI
 
 /// The raw text of a property value for `$value` (MS-ODATA 2.2.6.4): the literal without its
 /// type markers, e.g. `2009-11-01T12:00:00` rather than `datetime'2009-11-01T12:00:00'`.
-enum RawValueFormatter {
-    static func text(_ value: EDMValue, type: PrimitiveType) -> String {
+public enum RawValueFormatter {
+    public static func text(_ value: EDMValue, type: PrimitiveType) -> String {
         switch value {
         case .null: return ""
         case .boolean(let b): return b ? "true" : "false"
