@@ -19,7 +19,7 @@ import Testing
         #expect(item["InStock"] as? Bool == true)
         #expect(item["Shelf"] as? Int == 200)
         #expect(item["Arrived"] as? String == "/Date(1257008908440)/")
-        #expect(item["Audited"] as? String == "2009-11-01T09:30:00Z")
+        #expect(item["Audited"] as? String == "/Date(1257067800000+0000)/", "instant in UTC milliseconds, offset in minutes")
         #expect(item["Price"] as? String == "12.345")
         #expect(item["Weight"] as? Double == 0.5)
         #expect(item["Ratio"] as? Double == 0.25)

@@ -3,7 +3,8 @@ import Foundation
 
 extension JSONWriter {
     /// Writes a value in its verbose JSON form (MS-ODATA 2.2.6.3.1): Int64 and Decimal as
-    /// strings, DateTime as `"\/Date(ms)\/"`, Time as an xsd:duration, Binary as base64.
+    /// strings, DateTime as `"\/Date(ms)\/"`, DateTimeOffset as `"\/Date(ms+mmmm)\/"`, Time as an
+    /// xsd:duration, Binary as base64.
     public mutating func value(_ value: EDMValue, type: PrimitiveType) {
         switch value {
         case .null: raw("null")
@@ -33,7 +34,14 @@ extension JSONWriter {
             integer(ms)
             raw(")\\/\"")
         case .dateTimeOffset(let ms, let offset):
-            string(CivilTime(millisecondsSinceEpoch: ms + Int64(offset) * 60_000).isoText + ODataTextFormats.offsetText(offset))
+            // The instant in UTC milliseconds and the offset in minutes, `"\/Date(ms+0060)\/"`:
+            // the form V2 clients (pyodata, Olingo, datajs) read for Edm.DateTimeOffset.
+            raw("\"\\/Date(")
+            integer(ms)
+            byte(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            let minutes = abs(offset)
+            for divisor in [1000, 100, 10, 1] { byte(UInt8(ascii: "0") + UInt8(minutes / divisor % 10)) }
+            raw(")\\/\"")
         case .time(let ms): string(ODataTextFormats.durationText(milliseconds: ms))
         case .guid(let g): string(g)
         }
