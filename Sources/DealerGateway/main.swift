@@ -69,7 +69,7 @@ struct Serve: ParsableCommand {
     @Option(help: "The path of the service root.")
     var root: String = "/CarDealer.svc"
 
-    @Option(help: "Worker threads; each has its own SQLite connection. Default: the number of cores.")
+    @Option(help: "Worker threads, each with its own SQLite connection; the default is the number of cores.")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "The server page size of entity sets whose schema sets none.")
@@ -81,7 +81,7 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("allow-origin"), help: "An origin whose browser pages may call the service (CORS); repeat it, or give * for any.")
     var allowedOrigins: [String] = []
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    @Option(help: "Log level: trace, debug (adds an access log line per request), info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
     func validate() throws {

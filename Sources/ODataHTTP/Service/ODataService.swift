@@ -57,6 +57,8 @@ public final class ODataService: @unchecked Sendable {
         if !configuration.allowedOrigins.isEmpty {
             CrossOrigin.addHeaders(to: &response, for: request, allowedOrigins: configuration.allowedOrigins)
         }
+        // The access log, at --log-level debug; below that the message is never built.
+        logger.debug("\(request.method) \(request.target) \(response.status) \(response.body.count)")
         return response
     }
 
