@@ -106,10 +106,12 @@ public struct UriParser: Sendable {
 
     /// `Name(predicate)` into its name and predicate text.
     private func splitKey(_ segment: String) throws(URIError) -> (String, Substring?) {
-        guard let open = segment.firstIndex(of: "(") else { return (segment, nil) }
-        guard segment.hasSuffix(")") else { throw .badRequest("the segment '\(segment)' has an unclosed key predicate") }
+        // By byte: the parentheses are ASCII, and this runs for every segment of every request.
+        let utf8 = segment.utf8
+        guard let open = utf8.firstIndex(of: UInt8(ascii: "(")) else { return (segment, nil) }
+        guard utf8.last == UInt8(ascii: ")") else { throw .badRequest("the segment '\(segment)' has an unclosed key predicate") }
         let name = String(segment[..<open])
-        let inner = segment[segment.index(after: open)..<segment.index(before: segment.endIndex)]
+        let inner = segment[utf8.index(after: open)..<utf8.index(before: utf8.endIndex)]
         guard !inner.isEmpty else {
             // `Set()` addresses the set, as WCF Data Services allows.
             return (name, nil)

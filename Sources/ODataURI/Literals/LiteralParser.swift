@@ -227,21 +227,25 @@ extension LiteralParser {
         return try parse(text, as: .int64)
     }
 
-    /// Splits `a,b` at the commas that are outside quoted literals.
-    public static func splitOutsideQuotes(_ text: Substring, separator: Character = ",") -> [Substring] {
+    /// Splits `a,b` at the commas that are outside quoted literals. Scanned as UTF-8: quote and
+    /// comma are ASCII, and Character iteration would segment graphemes on every key predicate.
+    public static func splitOutsideQuotes(_ text: Substring) -> [Substring] {
         var parts: [Substring] = []
         var inQuotes = false
-        var start = text.startIndex
-        var index = text.startIndex
-        while index < text.endIndex {
-            let c = text[index]
-            if c == "'" { inQuotes.toggle() } else if c == separator && !inQuotes {
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "'") {
+                inQuotes.toggle()
+            } else if byte == UInt8(ascii: ","), !inQuotes {
                 parts.append(text[start..<index])
-                start = text.index(after: index)
+                start = utf8.index(after: index)
             }
-            index = text.index(after: index)
+            index = utf8.index(after: index)
         }
-        parts.append(text[start..<text.endIndex])
+        parts.append(text[start..<utf8.endIndex])
         return parts
     }
 }
