@@ -13,9 +13,20 @@ import Testing
     @Test(.enabled(if: python != nil, "no interpreter with pyodata: run scripts/test, which sets one up"))
     func sapPyODataReadsAndWritesUnchanged() throws {
         let gateway = try TestGateway()
+        try runClient([gateway.root])
+    }
+
+    @Test(.enabled(if: python != nil, "no interpreter with pyodata: run scripts/test, which sets one up"))
+    func sapPyODataReadsEverySimpleTypeAndCompositeKeys() throws {
+        let gateway = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
+                                      seed: TestGateway.fixtures.appendingPathComponent("InventorySeed"))
+        try runClient(["--inventory", gateway.root])
+    }
+
+    private func runClient(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python!)
-        process.arguments = [TestGateway.repositoryRoot.appendingPathComponent("Tests/Interop/pyodata_client.py").path, gateway.root]
+        process.arguments = [TestGateway.repositoryRoot.appendingPathComponent("Tests/Interop/pyodata_client.py").path] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -1,15 +1,39 @@
 """SAP's pyodata, a V2 client nobody here wrote, against a running gateway.
 
     python pyodata_client.py http://127.0.0.1:<port>/CarDealer.svc/
+    python pyodata_client.py --inventory http://127.0.0.1:<port>/CarDealer.svc/
 
-Exits non-zero (with the assertion that failed) unless every step works unchanged:
-$metadata, reads, navigation, $count, $filter, $expand, create, update and delete.
+Exits non-zero (with the assertion that failed) unless every step works unchanged: on the car
+dealer, $metadata, reads, navigation, $count, $filter, $expand, create, update and delete; on
+the tests' inventory schema, composite keys and every simple type read back as pyodata types.
 """
 import datetime
 import sys
+import uuid
 
 import pyodata
 import requests
+
+
+def inventory(client):
+    bolt = client.entity_sets.Items.get_entity(Id=1).execute()
+    assert bolt.Label == "Bolt" and bolt.InStock is True and bolt.Shelf == 200
+    assert bolt.Arrived == datetime.datetime(2009, 10, 31, 17, 8, 28, 440000, tzinfo=datetime.timezone.utc), bolt.Arrived
+    assert bolt.Audited == datetime.datetime(2009, 11, 1, 9, 30, tzinfo=datetime.timezone.utc), bolt.Audited
+    assert str(bolt.Price) == "12.345", bolt.Price
+    assert bolt.Weight == 0.5 and bolt.Big == 9007199254740993 and bolt.Small == -300 and bolt.Tiny == -5
+    assert uuid.UUID(str(bolt.Serial)) == uuid.UUID("c9a4b6e2-1f0d-4c53-9a77-0123456789ab"), bolt.Serial
+    warehouse = client.entity_sets.Warehouses.get_entity(Region="north", Code=1).execute()
+    assert warehouse.Name == "North One"
+    assert [i.Label for i in warehouse.nav("Items").get_entities().execute()] == ["Bolt", "Nut"]
+    note = client.entity_sets.Notes.get_entity(ItemId=1, Line=2).execute()
+    assert note.Text == "second"
+    print("pyodata: all steps passed")
+    sys.exit(0)
+
+
+if sys.argv[1] == "--inventory":
+    inventory(pyodata.Client(sys.argv[2], requests.Session()))
 
 root = sys.argv[1]
 client = pyodata.Client(root, requests.Session())
