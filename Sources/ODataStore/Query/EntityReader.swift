@@ -101,16 +101,12 @@ public struct EntityReader {
         if !context.joins.isEmpty { inner += " " + context.joins.joined(separator: " ") }
         if !conditions.isEmpty { inner += " WHERE " + conditions.joined(separator: " AND ") }
         var parameters = context.parameters
-        let sql: String
         if applyTopSkip && (query.top != nil || query.skip != nil) {
             inner += " LIMIT ? OFFSET ?"
             parameters.append(.integer(Int64(query.top ?? -1)))
             parameters.append(.integer(Int64(query.skip ?? 0)))
-            sql = "SELECT count(*) FROM (" + inner + ")"
-        } else {
-            sql = "SELECT count(*) FROM (" + inner + ")"
         }
-        let rows = try database.cachedStatement(sql).rows(parameters)
+        let rows = try database.cachedStatement("SELECT count(*) FROM (" + inner + ")").rows(parameters)
         if case .integer(let n)? = rows.first?.first { return Int(n) }
         return 0
     }
