@@ -69,10 +69,7 @@ public struct EntityReader {
                 hasMore = true
                 break
             }
-            var values: [SQLValue] = []
-            values.reserveCapacity(columnCount)
-            for column in 0..<columnCount { values.append(statement.value(at: column)) }
-            records.append(EntityRecord(type: type, values: values))
+            records.append(EntityRecord(type: type, row: statement))
             if !query.orderBy.isEmpty {
                 lastOrderValues = (0..<query.orderBy.count).map { statement.value(at: columnCount + $0) }
             }
@@ -86,9 +83,26 @@ public struct EntityReader {
 
     /// The first entity the path addresses, or nil.
     public func single(_ path: ResourcePath) throws -> EntityRecord? {
+        if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
+            return try byKey(set.entityType, key)
+        }
         var query = EntityQuery(path: path)
         query.top = 1
         return try page(query).records.first
+    }
+
+    /// `Set(key)`, the most frequent request of all: one primary-key lookup whose SQL text is
+    /// built once per connection.
+    private func byKey(_ type: EntityType, _ key: [EDMValue]) throws -> EntityRecord? {
+        let sql = database.cachedFragment(for: type, .selectByKey) {
+            "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
+                + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
+        }
+        let statement = try database.cachedStatement(sql)
+        try statement.bind(key.map(SQLValue.init))
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return EntityRecord(type: type, row: statement)
     }
 
     /// The number of entities the query addresses, ignoring paging (for `$count` and `$inlinecount`).
@@ -178,7 +192,7 @@ public struct EntityReader {
     /// `t0."a", t0."b", ...`: every stored column of `type`, in stored-column order.
     private func selectList(_ type: EntityType, alias: String) -> String {
         precondition(alias == "t0", "the cached select list is for the root alias")
-        return database.cachedFragment(for: type) {
+        return database.cachedFragment(for: type, .selectList) {
             type.columnNames.map { SQL.column(alias, $0) }.joined(separator: ", ")
         }
     }
@@ -233,12 +247,8 @@ public struct EntityReader {
             let statement = try database.cachedStatement(sql)
             try statement.bind([.text(KeyList.json(tuples))])
             defer { statement.reset() }
-            let columnCount = target.columnCount
             while try statement.step() {
-                var values: [SQLValue] = []
-                values.reserveCapacity(columnCount)
-                for column in 0..<columnCount { values.append(statement.value(at: column)) }
-                let child = EntityRecord(type: target, values: values)
+                let child = EntityRecord(type: target, row: statement)
                 children.append(child)
                 if let key = LinkKey(child, targetIndexes) { byLink[key, default: []].append(child) }
             }

@@ -69,12 +69,23 @@ public final class Database {
         return statement
     }
 
-    /// SQL text derived from a model object (a type's column list), built once per connection.
-    /// Connections are per thread, so this needs no lock.
-    private var fragmentCache: [ObjectIdentifier: String] = [:]
+    /// SQL text derived from a model object (a type's column list, its lookup by key), built
+    /// once per connection. Connections are per thread, so this needs no lock.
+    private var fragmentCache: [FragmentKey: String] = [:]
 
-    public func cachedFragment(for object: AnyObject, _ make: () -> String) -> String {
-        let key = ObjectIdentifier(object)
+    /// What a cached fragment is, for one model object.
+    public enum FragmentKind: Sendable {
+        case selectList
+        case selectByKey
+    }
+
+    private struct FragmentKey: Hashable {
+        let object: ObjectIdentifier
+        let kind: FragmentKind
+    }
+
+    public func cachedFragment(for object: AnyObject, _ kind: FragmentKind, _ make: () -> String) -> String {
+        let key = FragmentKey(object: ObjectIdentifier(object), kind: kind)
         if let fragment = fragmentCache[key] { return fragment }
         let fragment = make()
         fragmentCache[key] = fragment
