@@ -42,7 +42,4 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     public func property(named name: String) -> Property? { propertiesByName[name] }
 
     public func navigationProperty(named name: String) -> NavigationProperty? { navigationByName[name] }
-
-    /// True when the key is a single property (addressed as `Set(1)` rather than `Set(a=1,b=2)`).
-    public var hasSimpleKey: Bool { keyProperties.count == 1 }
 }

@@ -16,10 +16,6 @@ import Testing
         gateway.stop()
     }
 
-    private func peopleCount() async throws -> Int {
-        try await RestConnection(baseURL: gateway.serviceRoot).count("Person/$count")
-    }
-
     private func browse(_ input: String, pageSize: Int = 5) throws -> ProcessResult {
         try ProcessRunner.run(dealer, ["browse", "--url", gateway.root, "--page-size", String(pageSize)], stdin: input)
     }
@@ -33,13 +29,13 @@ import Testing
         let cars = try #require(out.range(of: "Samson, Bob (person 1)", range: people.upperBound..<out.endIndex))
         let maintenance = try #require(out.range(of: "Ford Mustang, owned by Samson, Bob (PersonCar 2)", range: cars.upperBound..<out.endIndex))
         let carsAgain = try #require(out.range(of: "Samson, Bob (person 1)", range: maintenance.upperBound..<out.endIndex))
-        let total = try await peopleCount()
+        let total = try await gateway.peopleCount()
         #expect(out.range(of: "People 1-5 of \(total).", range: carsAgain.upperBound..<out.endIndex) != nil)
         #expect(out.contains("records, total cost") || out.contains("record, total cost"))
     }
 
     @Test func pagesThroughPeople() async throws {
-        let total = try await peopleCount()
+        let total = try await gateway.peopleCount()
         let result = try browse("n\nn\np\nq\n")
         #expect(result.status == 0)
         #expect(result.stdout.contains("People 6-10 of \(total)."))
@@ -66,7 +62,7 @@ import Testing
     }
 
     @Test func lastPageSaysSo() async throws {
-        let result = try browse("n\nq\n", pageSize: try await peopleCount())
+        let result = try browse("n\nq\n", pageSize: try await gateway.peopleCount())
         #expect(result.status == 0)
         #expect(result.stdout.contains("This is the last page."))
     }

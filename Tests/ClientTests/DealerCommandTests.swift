@@ -16,11 +16,6 @@ import Testing
         gateway.stop()
     }
 
-    /// How many people the seeded database holds, asked of the gateway itself.
-    private func peopleCount() async throws -> Int {
-        try await RestConnection(baseURL: gateway.serviceRoot).count("Person/$count")
-    }
-
     private func run(_ arguments: [String], url: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
         try ProcessRunner.run(dealer, arguments + ["--url", url ?? gateway.root], environment: environment)
     }
@@ -44,7 +39,7 @@ import Testing
             let id = line.prefix(while: { $0 == " " || $0.isNumber })
             #expect(id.count == nameColumn, "\(line)")
         }
-        #expect(lines.count - 1 == (try await peopleCount()), "every person, through all of the server's pages")
+        #expect(lines.count - 1 == (try await gateway.peopleCount()), "every person, through all of the server's pages")
     }
 
     @Test func peoplePagesWithTopAndSkip() async throws {
@@ -55,7 +50,7 @@ import Testing
              2  Samson, Alice
              3  Gonzalez, Maria
 
-            People 2-3 of \(try await peopleCount()).
+            People 2-3 of \(try await gateway.peopleCount()).
 
             """)
     }
@@ -75,7 +70,7 @@ import Testing
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let d = try #require(json?["d"] as? [String: Any])
         #expect((d["results"] as? [Any])?.count == 1)
-        #expect(d["__count"] as? String == String(try await peopleCount()))
+        #expect(d["__count"] as? String == String(try await gateway.peopleCount()))
     }
 
     @Test func carsListsAPersonsCars() throws {

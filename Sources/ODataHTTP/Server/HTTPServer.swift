@@ -47,7 +47,6 @@ public final class HTTPServer: @unchecked Sendable {
         var storage = sockaddr_storage()
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
         let host = configuration.host
-        let length: Int
         if host.contains(":") {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
@@ -55,7 +54,6 @@ public final class HTTPServer: @unchecked Sendable {
             guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { throw StartError(description: "invalid IPv6 address \(host)") }
             withUnsafeBytes(of: address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
             flags |= MHD_USE_IPv6.rawValue
-            length = MemoryLayout<sockaddr_in6>.size
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -63,9 +61,7 @@ public final class HTTPServer: @unchecked Sendable {
             let name = host == "localhost" ? "127.0.0.1" : host
             guard inet_pton(AF_INET, name, &address.sin_addr) == 1 else { throw StartError(description: "invalid IPv4 address \(host)") }
             withUnsafeBytes(of: address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
-            length = MemoryLayout<sockaddr_in>.size
         }
-        _ = length
         let context = Unmanaged.passUnretained(self).toOpaque()
         daemon = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in

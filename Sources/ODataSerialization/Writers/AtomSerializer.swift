@@ -126,7 +126,6 @@ public struct AtomSerializer {
         text += ">"
         switch value {
         case .binary(let bytes): text += Data(bytes).base64EncodedString()
-        case .dateTime(let ms): text += CivilTime(millisecondsSinceEpoch: ms).isoText
         default: text += CSDLWriter.escape(RawValueFormatter.text(value, type: type))
         }
         return text + "</" + element + ">"

@@ -27,8 +27,6 @@ public struct EntityURIs: Sendable {
     }
 
     public func uri(of record: EntityRecord) -> String { serviceRoot + relativeURI(of: record) }
-
-    public func uri(type: EntityType, key: [EDMValue]) -> String { serviceRoot + relativeURI(type: type, key: key) }
 }
 
 /// Percent-encoding of key predicates inside a URI path: what would end the segment or the

@@ -1,5 +1,6 @@
 import EDM
 import Foundation
+import ODataURI
 
 extension JSONWriter {
     /// Writes a value in its verbose JSON form (MS-ODATA 2.2.6.3.1): Int64 and Decimal as
@@ -42,7 +43,7 @@ extension JSONWriter {
             let minutes = abs(offset)
             for divisor in [1000, 100, 10, 1] { byte(UInt8(ascii: "0") + UInt8(minutes / divisor % 10)) }
             raw(")\\/\"")
-        case .time(let ms): string(ODataTextFormats.durationText(milliseconds: ms))
+        case .time(let ms): string(LiteralFormatter.durationText(milliseconds: ms))
         case .guid(let g): string(g)
         }
     }

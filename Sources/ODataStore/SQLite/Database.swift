@@ -99,8 +99,6 @@ public final class Database {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
-    public var changes: Int { Int(sqlite3_changes(handle)) }
-
     /// Runs `body` inside one transaction: it commits whole or rolls back whole.
     /// `immediate` takes the write lock at the start, so that two writers never deadlock on an upgrade.
     /// With a write gate, writers of this process queue on it rather than on SQLite's busy

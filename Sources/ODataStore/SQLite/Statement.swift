@@ -101,7 +101,4 @@ public final class Statement {
         defer { reset() }
         while try step() {}
     }
-
-    /// The plan SQLite chooses for this statement (EXPLAIN QUERY PLAN), one line per step.
-    public var queryPlanSQL: String { "EXPLAIN QUERY PLAN " + sql }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RestConnection
 
 /// A real `dealer-gateway serve` process on an ephemeral loopback port, with its own fresh
 /// SQLite file seeded from the repository's seed data. Stopped (SIGTERM) by `stop()` or when released.
@@ -43,6 +44,11 @@ final class GatewayProcess: @unchecked Sendable {
 
     /// The service root as text, ending in `/`.
     var root: String { serviceRoot.absoluteString }
+
+    /// How many people the seeded database holds, asked of the gateway itself.
+    func peopleCount() async throws -> Int {
+        try await RestConnection(baseURL: serviceRoot).count("Person/$count")
+    }
 
     func stop() {
         guard process.isRunning else { return }
