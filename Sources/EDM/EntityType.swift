@@ -12,8 +12,11 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     /// Foreign-key columns that are not properties, after the properties in column order.
     public internal(set) var hiddenColumns: [HiddenColumn] = []
     public internal(set) var navigationProperties: [NavigationProperty] = []
-    /// The one entity set whose entities are of this type.
-    public internal(set) weak var entitySet: EntitySet?
+    /// The one entity set whose entities are of this type. Unowned(unsafe) like every
+    /// back-reference in the model: the `EntityModel` owns all its elements, and a weak or
+    /// checked reference would cost atomic reference counting, shared by all worker threads,
+    /// on every request.
+    public internal(set) unowned(unsafe) var entitySet: EntitySet?
 
     private let propertiesByName: [String: Property]
     internal var navigationByName: [String: NavigationProperty] = [:]

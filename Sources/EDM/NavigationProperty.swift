@@ -5,8 +5,9 @@ public final class NavigationProperty: @unchecked Sendable {
     public let relationship: String
     public let fromRole: String
     public let toRole: String
-    public internal(set) unowned var source: EntityType
-    public internal(set) unowned var target: EntityType
+    /// Unowned(unsafe): the model owns its types (see `EntityType.entitySet`).
+    public internal(set) unowned(unsafe) var source: EntityType
+    public internal(set) unowned(unsafe) var target: EntityType
     /// "1", "0..1" or "*" at the target end.
     public let targetMultiplicity: String
     public internal(set) var association: Association!

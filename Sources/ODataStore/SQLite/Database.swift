@@ -1,5 +1,11 @@
 import CSQLite
 
+/// SQLite's process-wide settings, applied once before the first connection opens (SQLite
+/// refuses them afterwards, which is harmless: they only save time).
+private let processWideConfiguration: Void = {
+    _ = csqlite_disable_memory_statistics()
+}()
+
 /// One SQLite connection. Not thread-safe: the gateway keeps one per worker thread.
 public final class Database {
     let handle: OpaquePointer
@@ -15,6 +21,7 @@ public final class Database {
     private let writeGate: WriteGate?
 
     public init(path: String, readOnly: Bool = false, writeGate: WriteGate? = nil) throws(SQLiteError) {
+        _ = processWideConfiguration
         self.writeGate = writeGate
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
