@@ -17,8 +17,15 @@ enum ASCIICase {
 
     static func equalIgnoringCase(_ left: String, _ right: String) -> Bool {
         guard left.utf8.count == right.utf8.count else { return false }
-        return zip(left.utf8, right.utf8).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        var left = left, right = right
+        return left.withUTF8 { left in
+            right.withUTF8 { right in
+                for index in left.indices {
+                    let a = left[index], b = right[index]
+                    guard a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z")) else { return false }
+                }
+                return true
+            }
         }
     }
 }

@@ -3,18 +3,27 @@ public struct HTTPRequest: Sendable {
     public var method: String
     /// The request target exactly as sent: path and query, still percent-encoded.
     public var target: String
-    /// Header fields with lower-cased names; a repeated field keeps its first value.
-    public var headers: [String: String]
+    /// Header fields in the order received, names lower-cased. A list, not a dictionary: a
+    /// request carries a handful of fields, and hashing each name cost more than the search.
+    public var headerFields: [(name: String, value: String)]
     public var body: [UInt8]
 
-    public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(method: String, target: String, headerFields: [(name: String, value: String)], body: [UInt8] = []) {
         self.method = method
         self.target = target
-        self.headers = headers
+        self.headerFields = headerFields
         self.body = body
     }
 
-    public func header(_ name: String) -> String? { headers[ASCIICase.lowercased(name)] }
+    public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.init(method: method, target: target,
+                  headerFields: headers.map { (ASCIICase.lowercased($0.key), $0.value) }, body: body)
+    }
+
+    /// The first value of the field `name` (any case).
+    public func header(_ name: String) -> String? {
+        headerFields.first { ASCIICase.equalIgnoringCase($0.name, name) }?.value
+    }
 
     /// The path part of the target (before `?`).
     public var path: Substring {

@@ -97,7 +97,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let mhdResponse else { return MHD_Result.NO }
         for (name, value) in response.headers {
-            MHD_add_response_header(mhdResponse, name, value)
+            // withCString lends native strings' own bytes; the implicit conversion copies them.
+            name.withCString { name in value.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) } }
         }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
@@ -109,7 +110,7 @@ public final class HTTPServer: @unchecked Sendable {
 private final class RequestState {
     let target: String
     var started = false
-    var headers: [String: String] = [:]
+    var headerFields: [(name: String, value: String)] = []
     var body: [UInt8] = []
     var tooLarge = false
 
@@ -133,9 +134,7 @@ private let headerCollector: MHD_KeyValueIterator = { context, _, key, value in
     guard let context, let key else { return MHD_Result.YES }
     let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
     let name = ASCIICase.lowercased(UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: strlen(key)))
-    if state.headers[name] == nil {
-        state.headers[name] = value.map { String(cString: $0) } ?? ""
-    }
+    state.headerFields.append((name, value.map { String(cString: $0) } ?? ""))
     return MHD_Result.YES
 }
 
@@ -147,8 +146,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
     if !state.started {
         state.started = true
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
-        if let length = state.headers["content-length"].flatMap(Int.init), length > server.configuration.maxBodySize {
-            return server.respond(connection, server.handler(HTTPRequest(method: "$TOO_LARGE", target: state.target, headers: state.headers)))
+        let request = HTTPRequest(method: "$TOO_LARGE", target: state.target, headerFields: state.headerFields)
+        if let length = request.header("content-length").flatMap(Int.init), length > server.configuration.maxBodySize {
+            return server.respond(connection, server.handler(request))
         }
         return MHD_Result.YES
     }
@@ -166,6 +166,6 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
         return MHD_Result.YES
     }
     let methodName = state.tooLarge ? "$TOO_LARGE" : (method.map { String(cString: $0) } ?? "GET")
-    let request = HTTPRequest(method: methodName, target: state.target, headers: state.headers, body: state.body)
+    let request = HTTPRequest(method: methodName, target: state.target, headerFields: state.headerFields, body: state.body)
     return server.respond(connection, server.handler(request))
 }

@@ -81,11 +81,8 @@ extension ODataService {
     /// absolute, an absolute path, or relative to the service root; the Host of the batch
     /// request stands in when the operation names none, so that URIs in responses agree.
     private func httpRequest(for operation: BatchOperation, uri: String, outer: HTTPRequest) -> HTTPRequest {
-        var headers: [String: String] = [:]
-        for field in operation.headers where headers[field.name.lowercased()] == nil {
-            headers[field.name.lowercased()] = field.value
-        }
-        if headers["host"] == nil, let host = outer.header("Host") { headers["host"] = host }
+        var fields = operation.headers.map { (name: ASCIICase.lowercased($0.name), value: $0.value) }
+        if !fields.contains(where: { $0.name == "host" }), let host = outer.header("Host") { fields.append(("host", host)) }
         let target: String
         if let schemeEnd = uri.range(of: "://") {
             let afterAuthority = uri[schemeEnd.upperBound...]
@@ -95,7 +92,7 @@ extension ODataService {
         } else {
             target = configuration.rootPath + "/" + uri
         }
-        return HTTPRequest(method: operation.method, target: target, headers: headers, body: operation.body)
+        return HTTPRequest(method: operation.method, target: target, headerFields: fields, body: operation.body)
     }
 
     private func response(answering operation: BatchOperation, with response: HTTPResponse) -> BatchOperationResponse {
