@@ -26,7 +26,8 @@ public struct UriParser: Sendable {
     // MARK: - Resource path
 
     private func parseResource(_ path: Substring) throws(URIError) -> UriInfo.Resource {
-        var rawSegments = path.split(separator: "/", omittingEmptySubsequences: false)
+        // Split as bytes: a Character split segments graphemes, and this runs on every request.
+        var rawSegments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map(Substring.init)
         if rawSegments.last?.isEmpty == true { rawSegments.removeLast() }
         var segments: [String] = []
         for raw in rawSegments {

@@ -126,7 +126,13 @@ public final class ODataService: @unchecked Sendable {
     /// `http://host/CarDealer.svc/`, from the Host header the client used.
     func serviceRoot(for request: HTTPRequest) -> String {
         let host = request.header("Host").flatMap { $0.isEmpty ? nil : $0 } ?? configuration.fallbackHost
-        return "http://" + host + configuration.rootPath + "/"
+        // One allocation rather than one per concatenation: this runs on every request.
+        var root = "http://"
+        root.reserveCapacity(root.utf8.count + host.utf8.count + configuration.rootPath.utf8.count + 1)
+        root += host
+        root += configuration.rootPath
+        root += "/"
+        return root
     }
 
     func errorResponse(_ error: ServiceError, request: HTTPRequest) -> HTTPResponse {
