@@ -122,26 +122,24 @@ public struct UriParser: Sendable {
 
     // MARK: - Query options
 
-    private static let systemOptions: Set<String> = [
-        "$expand", "$select", "$filter", "$orderby", "$top", "$skip", "$skiptoken", "$inlinecount", "$format",
-    ]
-
     private func parseOptions(_ query: Substring, for resource: UriInfo.Resource) throws(URIError) -> QueryOptions {
-        var raw: [String: String] = [:]
-        for pair in query.split(separator: "&") where !pair.isEmpty {
-            let nameEnd = pair.firstIndex(of: "=") ?? pair.endIndex
+        var raw = SystemQueryOptions()
+        // Split as bytes: a Character split segments graphemes, and this runs on every request.
+        for pairBytes in query.utf8.split(separator: UInt8(ascii: "&")) {
+            let pair = Substring(pairBytes)
+            let nameEnd = pair.utf8.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
             let name = try PercentDecoding.decode(pair[..<nameEnd], plusAsSpace: true)
-            let value = nameEnd == pair.endIndex ? "" : try PercentDecoding.decode(pair[pair.index(after: nameEnd)...], plusAsSpace: true)
+            let value = nameEnd == pair.endIndex ? "" : try PercentDecoding.decode(pair[pair.utf8.index(after: nameEnd)...], plusAsSpace: true)
             guard name.hasPrefix("$") else { continue }  // custom query options are the service's to ignore
-            guard UriParser.systemOptions.contains(name) else {
-                throw .badRequest("the query option '\(name)' is not supported; system query options are \(UriParser.systemOptions.sorted().joined(separator: ", "))")
+            guard let option = SystemQueryOptions.Option(name: name) else {
+                throw .badRequest("the query option '\(name)' is not supported; system query options are \(SystemQueryOptions.Option.allCases.map(\.name).sorted().joined(separator: ", "))")
             }
-            guard raw[name] == nil else { throw .badRequest("the query option '\(name)' is given more than once") }
-            raw[name] = value
+            guard raw[option] == nil else { throw .badRequest("the query option '\(name)' is given more than once") }
+            raw[option] = value
         }
 
         var options = QueryOptions()
-        if let format = raw["$format"] { options.format = try parseFormat(format) }
+        if let format = raw[.format] { options.format = try parseFormat(format) }
 
         let targetType: EntityType?
         let isCollection: Bool
@@ -152,34 +150,33 @@ public struct UriParser: Sendable {
         case .links(_, let nav, let key): targetType = nav.target; isCollection = nav.isCollection && key == nil
         default: targetType = nil; isCollection = false
         }
-        let entityOptions = ["$expand", "$select", "$filter", "$orderby", "$top", "$skip", "$skiptoken", "$inlinecount"]
         guard let type = targetType else {
-            if let name = entityOptions.first(where: { raw[$0] != nil }) {
-                throw .badRequest("the query option '\(name)' does not apply to this resource")
+            if let option = raw.firstGiven(of: [.expand, .select, .filter, .orderby, .top, .skip, .skiptoken, .inlinecount]) {
+                throw .badRequest("the query option '\(option.name)' does not apply to this resource")
             }
             return options
         }
-        if !isCollection, let name = ["$filter", "$orderby", "$top", "$skip", "$skiptoken", "$inlinecount"].first(where: { raw[$0] != nil }) {
-            throw .badRequest("the query option '\(name)' applies to collections only, and this URI addresses a single entity")
+        if !isCollection, let option = raw.firstGiven(of: [.filter, .orderby, .top, .skip, .skiptoken, .inlinecount]) {
+            throw .badRequest("the query option '\(option.name)' applies to collections only, and this URI addresses a single entity")
         }
-        if case .count = resource, raw["$inlinecount"] != nil || raw["$expand"] != nil || raw["$select"] != nil {
+        if case .count = resource, raw[.inlinecount] != nil || raw[.expand] != nil || raw[.select] != nil {
             throw .badRequest("$count takes only $filter, $orderby, $top and $skip")
         }
-        if case .links = resource, raw["$expand"] != nil || raw["$select"] != nil {
+        if case .links = resource, raw[.expand] != nil || raw[.select] != nil {
             throw .badRequest("$links takes no $expand or $select")
         }
 
-        if let text = raw["$expand"] { options.expand = try parseExpand(text, for: type) }
-        if let text = raw["$select"] { options.select = try parseSelect(text, for: type, expand: options.expand) }
-        if let text = raw["$filter"] { options.filter = try ExpressionParser.parseFilter(text, for: type, limits: limits.expression) }
-        if let text = raw["$orderby"] { options.orderBy = try ExpressionParser.parseOrderBy(text, for: type, limits: limits.expression) }
-        if let text = raw["$top"] {
+        if let text = raw[.expand] { options.expand = try parseExpand(text, for: type) }
+        if let text = raw[.select] { options.select = try parseSelect(text, for: type, expand: options.expand) }
+        if let text = raw[.filter] { options.filter = try ExpressionParser.parseFilter(text, for: type, limits: limits.expression) }
+        if let text = raw[.orderby] { options.orderBy = try ExpressionParser.parseOrderBy(text, for: type, limits: limits.expression) }
+        if let text = raw[.top] {
             let top = try parseCount(text, name: "$top")
             guard top <= limits.maxTop else { throw .badRequest("$top=\(top) exceeds the maximum $top of \(limits.maxTop)") }
             options.top = top
         }
-        if let text = raw["$skip"] { options.skip = try parseCount(text, name: "$skip") }
-        if let text = raw["$skiptoken"] {
+        if let text = raw[.skip] { options.skip = try parseCount(text, name: "$skip") }
+        if let text = raw[.skiptoken] {
             guard !text.isEmpty else { throw .badRequest("$skiptoken is empty") }
             var values: [EDMValue] = []
             for part in LiteralParser.splitOutsideQuotes(Substring(text)) {
@@ -194,7 +191,7 @@ public struct UriParser: Sendable {
             }
             options.skipToken = values
         }
-        if let text = raw["$inlinecount"] {
+        if let text = raw[.inlinecount] {
             switch text {
             case "allpages": options.inlineCount = .allPages
             case "none": options.inlineCount = .none

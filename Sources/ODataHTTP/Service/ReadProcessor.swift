@@ -147,7 +147,7 @@ extension ODataService {
     }
 
     func serializer(_ context: RequestContext, _ version: ResponseVersion) -> VerboseJSONSerializer {
-        VerboseJSONSerializer(uris: context.uris, version: version, layouts: entityLayouts, etag: etagProvider)
+        VerboseJSONSerializer(uris: context.uris, version: version, layouts: entityLayouts, writesETags: true)
     }
 
     func atomSerializer(_ context: RequestContext) -> AtomSerializer {

@@ -43,5 +43,13 @@ final class ByteBuffer {
         count += bytes.count
     }
 
+    /// Appends a copy of bytes already written (a range below `count`).
+    @inline(__always)
+    func appendCopy(of range: Range<Int>) {
+        reserve(range.count)
+        (pointer + count).update(from: pointer + range.lowerBound, count: range.count)
+        count += range.count
+    }
+
     var array: [UInt8] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
 }

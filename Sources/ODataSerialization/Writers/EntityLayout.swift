@@ -22,6 +22,9 @@ final class EntityLayout: @unchecked Sendable {
     let navigations: [Range<Int>]
     /// `/Nav`, escaped, for deferred links.
     let navigationSuffixes: [Range<Int>]
+    /// For a type whose key is one Int32 (or smaller) property: that key's column and `Set(`,
+    /// so that an entity's URI is written from the row without building its key literal.
+    let integerKey: (column: Int, setPrefix: Range<Int>)?
 
     init(_ type: EntityType) {
         var json = JSONWriter()
@@ -42,6 +45,12 @@ final class EntityLayout: @unchecked Sendable {
                 var name = nav.name
                 name.withUTF8 { json.appendEscaped($0) }
             }
+        }
+        let keys = type.keyProperties
+        if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = type.entitySet {
+            integerKey = (keys[0].columnIndex, fragment { $0.text(set.name); $0.byte(UInt8(ascii: "(")) })
+        } else {
+            integerKey = nil
         }
         bytes = json.bytes
     }

@@ -51,6 +51,9 @@ public struct JSONWriter {
 
     public mutating func appendVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { buffer.append(utf8) }
 
+    /// Writes again what was written at `range` (which lies before the current end).
+    public mutating func repeatWritten(_ range: Range<Int>) { buffer.appendCopy(of: range) }
+
     /// `"name":`
     public mutating func key(_ name: String) {
         string(name)
@@ -69,6 +72,15 @@ public struct JSONWriter {
                 magnitude /= 10
             } while magnitude > 0
             buffer.append(UnsafeBufferPointer(rebasing: digits[start..<20]))
+        }
+    }
+
+    /// The 16 lower-case hexadecimal digits of `value`, leading zeros included.
+    public mutating func hexadecimal(_ value: UInt64) {
+        let digits: StaticString = "0123456789abcdef"
+        buffer.reserve(16)
+        digits.withUTF8Buffer { hex in
+            for index in 0..<16 { buffer.append(hex[Int((value >> UInt64(60 - 4 * index)) & 0xF)]) }
         }
     }
 

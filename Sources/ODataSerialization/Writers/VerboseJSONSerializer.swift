@@ -7,18 +7,18 @@ import ODataURI
 public struct VerboseJSONSerializer {
     public let uris: EntityURIs
     public let version: ResponseVersion
-    /// Computes an entity's ETag, when its type has one.
-    public let etag: ((EntityRecord) -> String?)?
+    /// Whether entities carry their ETag (`EntityTag`) in `__metadata`.
+    public let writesETags: Bool
 
     /// The service root as JSON string content, escaped once per response.
     private let rootJSON: [UInt8]
     private let layouts: EntityLayouts
 
-    public init(uris: EntityURIs, version: ResponseVersion, layouts: EntityLayouts, etag: ((EntityRecord) -> String?)? = nil) {
+    public init(uris: EntityURIs, version: ResponseVersion, layouts: EntityLayouts, writesETags: Bool = false) {
         self.uris = uris
         self.version = version
         self.layouts = layouts
-        self.etag = etag
+        self.writesETags = writesETags
         var escaped = JSONWriter(capacity: uris.serviceRoot.utf8.count + 8)
         var root = uris.serviceRoot
         root.withUTF8 { escaped.appendEscaped($0) }
@@ -31,6 +31,22 @@ public struct VerboseJSONSerializer {
         json.appendVerbatim(rootJSON)
         json.text(relative)
         json.byte(UInt8(ascii: "\""))
+    }
+
+    /// `<root><Set(key)>` as JSON string content, straight from the row when the key is an
+    /// integer; returns where it was written, so that deferred links can copy it.
+    private func writeEntityURI(_ record: EntityRecord, layout: EntityLayout, fragments: UnsafeBufferPointer<UInt8>,
+                                into json: inout JSONWriter) -> Range<Int> {
+        let start = json.count
+        json.appendVerbatim(rootJSON)
+        if let key = layout.integerKey, case .integer(let value) = record.values[key.column] {
+            json.appendVerbatim(fragments, key.setPrefix)
+            json.integer(value)
+            json.byte(UInt8(ascii: ")"))
+        } else {
+            json.text(uris.relativeURI(of: record))
+        }
+        return start..<json.count
     }
 
     // MARK: - Documents
@@ -124,14 +140,16 @@ public struct VerboseJSONSerializer {
     public func entity(_ record: EntityRecord, select: SelectNode?, into json: inout JSONWriter) {
         let type = record.type
         let layout = layouts.layout(for: type)
-        let relative = uris.relativeURI(of: record)
         layout.bytes.withUnsafeBufferPointer { fragments in
-            json.raw("{\"__metadata\":{\"uri\":")
-            writeURI(relative, into: &json)
+            json.raw("{\"__metadata\":{\"uri\":\"")
+            let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
+            json.byte(UInt8(ascii: "\""))
             json.appendVerbatim(fragments, layout.typeField)
-            if let etag, let tag = etag(record) {
-                json.raw(",\"etag\":")
-                json.string(tag)
+            if writesETags {
+                // `W/"<digits>"` as a JSON string, written from the digest without a String.
+                json.raw(",\"etag\":\"W/\\\"")
+                json.hexadecimal(EntityTag.digest(of: record))
+                json.raw("\\\"\"")
             }
             json.raw("}")
             record.values.withUnsafeBufferPointer { values in
@@ -157,8 +175,7 @@ public struct VerboseJSONSerializer {
                     if version == .v2 { json.raw("}") }
                 case nil:
                     json.raw("{\"__deferred\":{\"uri\":\"")
-                    json.appendVerbatim(rootJSON)
-                    json.text(relative)
+                    json.repeatWritten(uri)
                     json.appendVerbatim(fragments, layout.navigationSuffixes[index])
                     json.raw("\"}}")
                 }

@@ -9,6 +9,12 @@ import EDM
 /// column, holds for rows written by any program, and is the same after a restart.
 public enum EntityTag {
     public static func of(_ record: EntityRecord) -> String {
+        FNV1a(value: digest(of: record)).weakTag
+    }
+
+    /// The 64 bits behind the tag: `W/"` + these as 16 lower-case hex digits + `"`. Serializers
+    /// write them straight into a response without a String in between.
+    public static func digest(of record: EntityRecord) -> UInt64 {
         var digest = FNV1a()
         let tokens = record.type.concurrencyProperties
         if tokens.isEmpty {
@@ -16,7 +22,7 @@ public enum EntityTag {
         } else {
             for property in tokens { digest.add(record.values[property.columnIndex]) }
         }
-        return digest.weakTag
+        return digest.value
     }
 
     /// Whether an If-Match or If-None-Match header value (`*`, or a comma-separated list of
@@ -65,7 +71,7 @@ public enum EntityTag {
 /// 64-bit FNV-1a over a self-delimiting encoding of column values (a type byte, then the value,
 /// text and blobs with their length), so that different rows give different byte streams.
 private struct FNV1a {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
     mutating func add(_ byte: UInt8) {
         value ^= UInt64(byte)
