@@ -51,5 +51,15 @@ final class ByteBuffer {
         count += range.count
     }
 
+    /// The 16 lower-case hexadecimal digits of `value`, written in place after one capacity check.
+    func appendHexadecimal(_ value: UInt64) {
+        reserve(16)
+        for index in 0..<16 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
+            pointer[count + index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+        }
+        count += 16
+    }
+
     var array: [UInt8] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
 }

@@ -76,13 +76,7 @@ public struct JSONWriter {
     }
 
     /// The 16 lower-case hexadecimal digits of `value`, leading zeros included.
-    public mutating func hexadecimal(_ value: UInt64) {
-        let digits: StaticString = "0123456789abcdef"
-        buffer.reserve(16)
-        digits.withUTF8Buffer { hex in
-            for index in 0..<16 { buffer.append(hex[Int((value >> UInt64(60 - 4 * index)) & 0xF)]) }
-        }
-    }
+    public mutating func hexadecimal(_ value: UInt64) { buffer.appendHexadecimal(value) }
 
     public mutating func text(_ value: String) {
         var value = value
