@@ -94,11 +94,10 @@ public struct EntityReader {
     /// `Set(key)`, the most frequent request of all: one primary-key lookup whose SQL text is
     /// built once per connection.
     private func byKey(_ type: EntityType, _ key: [EDMValue]) throws -> EntityRecord? {
-        let sql = database.cachedFragment(for: type, .selectByKey) {
+        let statement = try database.cachedStatement(for: type, .selectByKey) {
             "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
                 + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
         }
-        let statement = try database.cachedStatement(sql)
         try statement.bind(key.map(SQLValue.init))
         defer { statement.reset() }
         guard try statement.step() else { return nil }

@@ -40,6 +40,7 @@ public final class Database {
 
     deinit {
         statementCache.removeAll()
+        objectStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -97,6 +98,18 @@ public final class Database {
         let fragment = make()
         fragmentCache[key] = fragment
         return fragment
+    }
+
+    private var objectStatements: [FragmentKey: Statement] = [:]
+
+    /// A statement whose SQL derives from one model object alone (a type's lookup by key),
+    /// found by the object's identity: hashing the SQL text cost more than the lookup itself.
+    public func cachedStatement(for object: AnyObject, _ kind: FragmentKind, _ make: () -> String) throws(SQLiteError) -> Statement {
+        let key = FragmentKey(object: ObjectIdentifier(object), kind: kind)
+        if let statement = objectStatements[key] { return statement }
+        let statement = try cachedStatement(make())
+        objectStatements[key] = statement
+        return statement
     }
 
     /// A statement prepared for one use.
