@@ -31,6 +31,16 @@ extension ODataService {
         case .entity(let path):
             let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
             let reader = EntityReader(database: try database())
+            if options.expand.isEmpty && representation != .atom {
+                // Written from the row in place: nothing outlives it.
+                let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
+                let serializer = serializer(context, version)
+                guard let (body, tag) = try reader.withSingle(path, { row in
+                    (serializer.entityDocument(row, select: options.select), EntityTag.of(row))
+                }) else { throw notFound(path) }
+                try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+                return ok(body, type: "application/json;charset=utf-8", version: version, extra: [("ETag", tag)])
+            }
             guard let record = try reader.single(path) else { throw notFound(path) }
             try reader.expand([record], options.expand)
             let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
@@ -82,6 +92,25 @@ extension ODataService {
         let reader = EntityReader(database: try database())
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
+        if options.expand.isEmpty && representation != .atom {
+            // Each entity is written from its row in place: no record per entity.
+            var version = ResponseVersion.v1
+            // The serializer's version shapes only expanded collections, of which there are none here.
+            let body = try serializer(context, .v2).collectionDocument(select: options.select) { write in
+                var delivered = 0
+                let token = try reader.forEachRow(query) { row in
+                    write(row)
+                    delivered += 1
+                }
+                if delivered == 0, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
+                let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false) : nil
+                let next = token.map { nextLink(context, token: $0, delivered: delivered) }
+                version = options.requiresVersion2 || next != nil ? .v2 : .v1
+                try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+                return .init(version: version, count: count, next: next)
+            }
+            return ok(body, type: "application/json;charset=utf-8", version: version)
+        }
         let page = try reader.page(query)
         if page.records.isEmpty, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
         try reader.expand(page.records, options.expand)

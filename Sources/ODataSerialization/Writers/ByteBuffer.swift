@@ -3,12 +3,17 @@
 /// tenth of the instructions of large responses.
 final class ByteBuffer {
     private(set) var pointer: UnsafeMutablePointer<UInt8>
+    /// The end of what is written, counted from the start of storage (room kept free included).
     private(set) var count = 0
+    /// Where the content begins: after room kept free for a prefix written last.
+    private var start = 0
     private var capacity: Int
 
-    init(capacity: Int) {
-        self.capacity = max(capacity, 64)
+    init(capacity: Int, reservingPrefix prefixRoom: Int = 0) {
+        self.capacity = max(capacity, prefixRoom + 64)
         pointer = .allocate(capacity: self.capacity)
+        start = prefixRoom
+        count = prefixRoom
     }
 
     deinit { pointer.deallocate() }
@@ -61,5 +66,13 @@ final class ByteBuffer {
         count += 16
     }
 
-    var array: [UInt8] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
+    /// Puts `bytes` right before the content, in the room kept free at init.
+    func prepend(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.count <= start, "no room kept for this prefix")
+        start -= bytes.count
+        guard let base = bytes.baseAddress else { return }
+        (pointer + start).update(from: base, count: bytes.count)
+    }
+
+    var array: [UInt8] { Array(UnsafeBufferPointer(start: pointer + start, count: count - start)) }
 }

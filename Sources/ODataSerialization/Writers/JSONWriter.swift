@@ -6,11 +6,22 @@ public struct JSONWriter {
 
     public init(capacity: Int = 1024) { buffer = ByteBuffer(capacity: capacity) }
 
+    /// A writer that keeps room for a prefix of up to `prefixRoom` bytes, decided and put in
+    /// place (`prepend`) after the rest is written.
+    public init(capacity: Int, reservingPrefix prefixRoom: Int) {
+        buffer = ByteBuffer(capacity: capacity, reservingPrefix: prefixRoom)
+    }
+
     /// What has been written.
     public var bytes: [UInt8] { buffer.array }
 
-    /// The number of bytes written.
+    /// The position after the last byte written; ranges of written bytes are in these terms.
     public var count: Int { buffer.count }
+
+    /// Writes `text` before everything written so far, in the room kept by `init(capacity:reservingPrefix:)`.
+    public mutating func prepend(_ text: StaticString) {
+        text.withUTF8Buffer { buffer.prepend($0) }
+    }
 
     @inline(__always)
     public mutating func raw(_ text: StaticString) {

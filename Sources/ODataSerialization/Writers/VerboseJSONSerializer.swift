@@ -35,16 +35,19 @@ public struct VerboseJSONSerializer {
 
     /// `<root><Set(key)>` as JSON string content, straight from the row when the key is an
     /// integer; returns where it was written, so that deferred links can copy it.
-    private func writeEntityURI(_ record: EntityRecord, layout: EntityLayout, fragments: UnsafeBufferPointer<UInt8>,
-                                into json: inout JSONWriter) -> Range<Int> {
+    private func writeEntityURI<Entity: EntityColumns>(_ entity: Entity, layout: EntityLayout, fragments: UnsafeBufferPointer<UInt8>,
+                                                      into json: inout JSONWriter) -> Range<Int> {
         let start = json.count
         json.appendVerbatim(rootJSON)
-        if let key = layout.integerKey, case .integer(let value) = record.values[key.column] {
-            json.appendVerbatim(fragments, key.setPrefix)
-            json.integer(value)
+        let integerKey = layout.integerKey.flatMap { key in
+            entity.withColumn(key.column) { column -> Int64? in if case .integer(let value) = column { value } else { nil } }
+        }
+        if let integerKey, let setPrefix = layout.integerKey?.setPrefix {
+            json.appendVerbatim(fragments, setPrefix)
+            json.integer(integerKey)
             json.byte(UInt8(ascii: ")"))
         } else {
-            json.text(uris.relativeURI(of: record))
+            json.text(uris.relativeURI(type: entity.type, key: entity.keyValues))
         }
         return start..<json.count
     }
@@ -52,7 +55,7 @@ public struct VerboseJSONSerializer {
     // MARK: - Documents
 
     /// `{"d": {entity}}`
-    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] {
+    public func entityDocument<Entity: EntityColumns>(_ record: Entity, select: SelectNode?) -> [UInt8] {
         var json = JSONWriter()
         json.raw("{\"d\":")
         entity(record, select: select, into: &json)
@@ -67,6 +70,44 @@ public struct VerboseJSONSerializer {
         return json.bytes
     }
 
+    /// How a collection read in place ends: known only after its last row.
+    public struct CollectionEnd {
+        public var version: ResponseVersion
+        public var count: Int?
+        public var next: String?
+
+        public init(version: ResponseVersion, count: Int?, next: String?) {
+            self.version = version
+            self.count = count
+            self.next = next
+        }
+    }
+
+    /// `collectionDocument` for entities written as `rows` reads them, each in place, without a
+    /// record per entity. Whether the 2.0 wrapper is needed (a next page makes it so) is known
+    /// only after the last row, so the array comes first and the wrapper's opening is put
+    /// before it afterwards, in room kept free for it: the document is written once.
+    public func collectionDocument(select: SelectNode?,
+                                   rows: (_ write: (EntityRow) -> Void) throws -> CollectionEnd) rethrows -> [UInt8] {
+        var json = JSONWriter(capacity: 8192, reservingPrefix: 32)
+        json.raw("[")
+        var first = true
+        let end = try rows { row in
+            if !first { json.raw(",") }
+            first = false
+            entity(row, select: select, into: &json)
+        }
+        json.raw("]")
+        if end.version == .v1 {
+            json.prepend("{\"d\":")
+        } else {
+            json.prepend("{\"d\":{\"results\":")
+            collectionTail(count: end.count, next: end.next, into: &json)
+        }
+        json.raw("}")
+        return json.bytes
+    }
+
     /// The `d` of a collection: the bare array in 1.0; in 2.0 wrapped in `results` with
     /// `__count` and `__next` beside it.
     private func collection(count: Int?, next: String?, into json: inout JSONWriter, elements: (inout JSONWriter) -> Void) {
@@ -76,16 +117,21 @@ public struct VerboseJSONSerializer {
         } else {
             json.raw("{\"results\":")
             elements(&json)
-            if let count {
-                json.raw(",\"__count\":\"")
-                json.integer(Int64(count))
-                json.raw("\"")
-            }
-            if let next {
-                json.raw(",\"__next\":")
-                json.string(next)
-            }
-            json.raw("}")
+            collectionTail(count: count, next: next, into: &json)
+        }
+        json.raw("}")
+    }
+
+    /// `,"__count":"n","__next":"..."}`: what follows the results of a 2.0 collection.
+    private func collectionTail(count: Int?, next: String?, into json: inout JSONWriter) {
+        if let count {
+            json.raw(",\"__count\":\"")
+            json.integer(Int64(count))
+            json.raw("\"")
+        }
+        if let next {
+            json.raw(",\"__next\":")
+            json.string(next)
         }
         json.raw("}")
     }
@@ -137,7 +183,7 @@ public struct VerboseJSONSerializer {
         json.raw("]")
     }
 
-    public func entity(_ record: EntityRecord, select: SelectNode?, into json: inout JSONWriter) {
+    public func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter) {
         let type = record.type
         let layout = layouts.layout(for: type)
         layout.bytes.withUnsafeBufferPointer { fragments in
@@ -152,12 +198,10 @@ public struct VerboseJSONSerializer {
                 json.raw("\\\"\"")
             }
             json.raw("}")
-            record.values.withUnsafeBufferPointer { values in
-                for (index, field) in layout.properties.enumerated() {
-                    if let select, !select.includes(property: type.properties[index].name) { continue }
-                    json.appendVerbatim(fragments, field.start..<field.end)
-                    json.storedValue(values[field.columnIndex], type: field.type)
-                }
+            for (index, field) in layout.properties.enumerated() {
+                if let select, !select.includes(property: type.properties[index].name) { continue }
+                json.appendVerbatim(fragments, field.start..<field.end)
+                record.withColumn(field.columnIndex) { json.storedColumn($0, type: field.type) }
             }
             for (index, nav) in type.navigationProperties.enumerated() {
                 if let select, !select.includes(navigation: nav.name) { continue }

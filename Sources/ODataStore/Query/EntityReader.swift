@@ -11,6 +11,38 @@ public struct EntityReader {
     // MARK: - Entities of a path
 
     public func page(_ query: EntityQuery) throws -> EntityPage {
+        var records: [EntityRecord] = []
+        let next = try forEachRow(query) { row in records.append(row.record) }
+        return EntityPage(records: records, nextSkipToken: next)
+    }
+
+    /// Lends each entity of the page to `body`, in order and in place (see `EntityRow`), and
+    /// returns the skip token of the next page when the server page size cut the result.
+    public func forEachRow(_ query: EntityQuery, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
+        let (statement, pageLimit) = try pageStatement(query)
+        defer { statement.reset() }
+        let type = query.path.targetType
+        let columnCount = type.columnCount
+        var delivered = 0
+        // The position of the page's last entity, taken while the statement still sits on it.
+        var lastPosition: [EDMValue]?
+        while try statement.step() {
+            if let pageLimit, delivered == pageLimit { return lastPosition }
+            try statement.withColumns(columnCount) { columns in
+                let row = EntityRow(type: type, columns: columns)
+                try body(row)
+                delivered += 1
+                if delivered == pageLimit {
+                    lastPosition = (0..<query.orderBy.count).map { EntityReader.tokenValue(statement.value(at: columnCount + $0)) } + row.keyValues
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The page's statement, bound, and the page size when the server cuts the result; the
+    /// statement reads one row past the page to learn whether there is more.
+    private func pageStatement(_ query: EntityQuery) throws -> (Statement, pageLimit: Int?) {
         let type = query.path.targetType
         var context = SQLBuildContext()
         var select = selectList(type, alias: context.rootAlias)
@@ -59,49 +91,39 @@ public struct EntityReader {
 
         let statement = try database.cachedStatement(sql)
         try statement.bind(context.parameters + tailParameters)
-        defer { statement.reset() }
-        var records: [EntityRecord] = []
-        var lastOrderValues: [SQLValue] = []
-        let columnCount = type.columnCount
-        var hasMore = false
-        while try statement.step() {
-            if let pageLimit, records.count == pageLimit {
-                hasMore = true
-                break
-            }
-            records.append(EntityRecord(type: type, row: statement))
-            if !query.orderBy.isEmpty {
-                lastOrderValues = (0..<query.orderBy.count).map { statement.value(at: columnCount + $0) }
-            }
-        }
-        var nextToken: [EDMValue]?
-        if hasMore, let last = records.last {
-            nextToken = lastOrderValues.map(EntityReader.tokenValue) + last.keyValues
-        }
-        return EntityPage(records: records, nextSkipToken: nextToken)
+        return (statement, pageLimit)
     }
 
     /// The first entity the path addresses, or nil.
     public func single(_ path: ResourcePath) throws -> EntityRecord? {
+        try withSingle(path) { row in row.record }
+    }
+
+    /// Lends the first entity the path addresses to `body` in place; nil when there is none.
+    public func withSingle<Result>(_ path: ResourcePath, _ body: (EntityRow) throws -> Result) throws -> Result? {
         if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
-            return try byKey(set.entityType, key)
+            let statement = try keyStatement(set.entityType, key)
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            let type = set.entityType
+            return try statement.withColumns(type.columnCount) { columns in try body(EntityRow(type: type, columns: columns)) }
         }
         var query = EntityQuery(path: path)
         query.top = 1
-        return try page(query).records.first
+        var result: Result?
+        _ = try forEachRow(query) { row in result = try body(row) }
+        return result
     }
 
-    /// `Set(key)`, the most frequent request of all: one primary-key lookup whose SQL text is
-    /// built once per connection.
-    private func byKey(_ type: EntityType, _ key: [EDMValue]) throws -> EntityRecord? {
+    /// `Set(key)`, the most frequent request of all: one primary-key lookup whose statement is
+    /// prepared once per connection.
+    private func keyStatement(_ type: EntityType, _ key: [EDMValue]) throws -> Statement {
         let statement = try database.cachedStatement(for: type, .selectByKey) {
             "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
                 + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
         }
         try statement.bind(key.map(SQLValue.init))
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return EntityRecord(type: type, row: statement)
+        return statement
     }
 
     /// The number of entities the query addresses, ignoring paging (for `$count` and `$inlinecount`).

@@ -3,7 +3,7 @@ import EDM
 /// One entity as read from its table: every stored column, and the related entities that
 /// `$expand` attached to it. A reference type because one related entity may be shared by
 /// several parents (many PersonCars, one Car) and is expanded once.
-public final class EntityRecord {
+public final class EntityRecord: EntityColumns {
     public enum Expansion {
         case single(EntityRecord?)
         case collection([EntityRecord])
@@ -41,6 +41,16 @@ public final class EntityRecord {
 
     public func value(of property: Property) -> EDMValue {
         EDMValue(values[property.columnIndex], as: property.type)
+    }
+
+    public func withColumn<Result>(_ index: Int, _ body: (StoredColumn) -> Result) -> Result {
+        switch values[index] {
+        case .null: body(.null)
+        case .integer(let i): body(.integer(i))
+        case .real(let d): body(.real(d))
+        case .text(var text): text.withUTF8 { body(.text($0)) }
+        case .blob(let bytes): bytes.withUnsafeBytes { body(.blob($0)) }
+        }
     }
 
     public var keyValues: [EDMValue] { type.keyProperties.map { value(of: $0) } }

@@ -80,6 +80,44 @@ public final class Statement {
         }
     }
 
+    /// Lends the first `count` columns of the current row to `body`, each read once and none
+    /// copied: text and blobs point into SQLite's row, valid until the statement steps again.
+    /// Text that is not valid UTF-8 is lent repaired, exactly as `value(at:)` returns it.
+    public func withColumns<Result>(_ count: Int, _ body: (UnsafeBufferPointer<StoredColumn>) throws -> Result) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(of: StoredColumn.self, capacity: count) { columns in
+            var repairedTexts: [UnsafeMutableBufferPointer<UInt8>] = []
+            defer { repairedTexts.forEach { $0.deallocate() } }
+            for column in 0..<count {
+                let index = Int32(column)
+                let stored: StoredColumn
+                switch sqlite3_column_type(handle, index) {
+                case SQLITE_NULL: stored = .null
+                case SQLITE_INTEGER: stored = .integer(sqlite3_column_int64(handle, index))
+                case SQLITE_FLOAT: stored = .real(sqlite3_column_double(handle, index))
+                case SQLITE_BLOB:
+                    let start = sqlite3_column_blob(handle, index)
+                    let length = Int(sqlite3_column_bytes(handle, index))
+                    stored = .blob(UnsafeRawBufferPointer(start: length > 0 ? start : nil, count: length))
+                default:
+                    let start = sqlite3_column_text(handle, index)
+                    let bytes = UnsafeBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, index)))
+                    if bytes.allSatisfy({ $0 < 0x80 }) {
+                        stored = .text(bytes)
+                    } else {
+                        let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
+                        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: repaired.count)
+                        _ = copy.initialize(from: repaired)
+                        repairedTexts.append(copy)
+                        stored = .text(UnsafeBufferPointer(copy))
+                    }
+                }
+                columns.initializeElement(at: column, to: stored)
+            }
+            // StoredColumn holds no references, so the columns need no deinitialization.
+            return try body(UnsafeBufferPointer(columns))
+        }
+    }
+
     /// Runs the statement and returns every row, each as its column values.
     public func rows(_ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
         try bind(values)

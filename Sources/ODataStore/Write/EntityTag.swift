@@ -8,19 +8,19 @@ import EDM
 /// hidden foreign keys included: a version derived from the row itself, so it needs no extra
 /// column, holds for rows written by any program, and is the same after a restart.
 public enum EntityTag {
-    public static func of(_ record: EntityRecord) -> String {
-        FNV1a(value: digest(of: record)).weakTag
+    public static func of<Entity: EntityColumns>(_ entity: Entity) -> String {
+        FNV1a(value: digest(of: entity)).weakTag
     }
 
     /// The 64 bits behind the tag: `W/"` + these as 16 lower-case hex digits + `"`. Serializers
     /// write them straight into a response without a String in between.
-    public static func digest(of record: EntityRecord) -> UInt64 {
+    public static func digest<Entity: EntityColumns>(of entity: Entity) -> UInt64 {
         var digest = FNV1a()
-        let tokens = record.type.concurrencyProperties
+        let tokens = entity.type.concurrencyProperties
         if tokens.isEmpty {
-            for value in record.values { digest.add(value) }
+            for index in 0..<entity.type.columnCount { entity.withColumn(index) { digest.add($0) } }
         } else {
-            for property in tokens { digest.add(record.values[property.columnIndex]) }
+            for property in tokens { entity.withColumn(property.columnIndex) { digest.add($0) } }
         }
         return digest.value
     }
@@ -96,8 +96,8 @@ private struct FNV1a {
         }
     }
 
-    mutating func add(_ sqlValue: SQLValue) {
-        switch sqlValue {
+    mutating func add(_ column: StoredColumn) {
+        switch column {
         case .null:
             add(UInt8(0))
         case .integer(let i):
@@ -106,14 +106,12 @@ private struct FNV1a {
         case .real(let d):
             add(UInt8(2))
             add(d.bitPattern)
-        case .text(let s):
+        case .text(let utf8):
             add(UInt8(3))
-            var text = s
-            // Through the contiguous UTF-8 buffer: String's iterator cost more than the hash.
-            text.withUTF8 { add($0) }
+            add(utf8)
         case .blob(let bytes):
             add(UInt8(4))
-            bytes.withUnsafeBufferPointer { add($0) }
+            add(bytes.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -2,10 +2,10 @@ import EDM
 import ODataStore
 
 extension JSONWriter {
-    /// Writes a stored column value in the verbose JSON form of its EDM type, straight from the
-    /// row: the common types without building an `EDMValue` first.
-    public mutating func storedValue(_ value: SQLValue, type: PrimitiveType) {
-        switch (value, type) {
+    /// Writes a stored column value in the verbose JSON form of its EDM type, straight from
+    /// where it is stored: the common types without building an `EDMValue` or a String first.
+    public mutating func storedColumn(_ column: StoredColumn, type: PrimitiveType) {
+        switch (column, type) {
         case (.null, _):
             raw("null")
         case (.integer(let i), .byte), (.integer(let i), .sByte), (.integer(let i), .int16), (.integer(let i), .int32):
@@ -20,10 +20,12 @@ extension JSONWriter {
             raw("\"\\/Date(")
             integer(i)
             raw(")\\/\"")
-        case (.text(let text), .string), (.text(let text), .guid), (.text(let text), .decimal):
-            string(text)
+        case (.text(let utf8), .string), (.text(let utf8), .guid), (.text(let utf8), .decimal):
+            byte(UInt8(ascii: "\""))
+            appendEscaped(utf8)
+            byte(UInt8(ascii: "\""))
         default:
-            self.value(EDMValue(value, as: type), type: type)
+            self.value(EDMValue(column.value, as: type), type: type)
         }
     }
 

@@ -1,0 +1,40 @@
+import EDM
+
+/// A column value lent by where it is stored (a statement's current row, or a record), valid
+/// only inside the call that lends it: reading one costs no allocation.
+public enum StoredColumn {
+    case null
+    case integer(Int64)
+    case real(Double)
+    /// Valid UTF-8.
+    case text(UnsafeBufferPointer<UInt8>)
+    case blob(UnsafeRawBufferPointer)
+
+    /// An owned copy.
+    public var value: SQLValue {
+        switch self {
+        case .null: .null
+        case .integer(let i): .integer(i)
+        case .real(let d): .real(d)
+        case .text(let bytes): .text(String(decoding: bytes, as: UTF8.self))
+        case .blob(let bytes): .blob(Array(bytes))
+        }
+    }
+}
+
+/// The stored columns of one entity, wherever they are read from: an `EntityRecord`, or an
+/// `EntityRow` that a response is written from while the statement sits on it.
+public protocol EntityColumns {
+    var type: EntityType { get }
+    /// Lends the column at `index` (in the type's stored-column order) to `body`.
+    func withColumn<Result>(_ index: Int, _ body: (StoredColumn) -> Result) -> Result
+    /// The related entities `$expand` attached; nil when the navigation was not expanded.
+    func expansion(of navigation: NavigationProperty) -> EntityRecord.Expansion?
+}
+
+extension EntityColumns {
+    /// The key, as typed values.
+    public var keyValues: [EDMValue] {
+        type.keyProperties.map { key in withColumn(key.columnIndex) { EDMValue($0.value, as: key.type) } }
+    }
+}

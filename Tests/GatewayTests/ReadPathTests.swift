@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// Reads without `$expand` write each entity straight from its SQLite row; reads with it (and
+/// writes, and Atom) write from a record. Both paths must give the same JSON and ETags.
+@Suite struct ReadPathTests {
+    let gateway: TestGateway
+
+    init() throws { gateway = try TestGateway() }
+
+    /// The entities of a response, each without `navigation`, and the ETag header if any.
+    private func entities(_ target: String, without navigation: String) throws -> (entities: [NSDictionary], etag: String?) {
+        let response = try gateway.get(target)
+        #expect(response.status == 200, "\(target): \(response.text.prefix(300))")
+        let d = try response.d()
+        let objects: [[String: Any]]
+        if let single = d as? [String: Any], single["__metadata"] != nil {
+            objects = [single]
+        } else if let wrapped = d as? [String: Any] {
+            objects = try #require(wrapped["results"] as? [[String: Any]])
+        } else {
+            objects = try #require(d as? [[String: Any]])
+        }
+        let stripped = objects.map { object -> NSDictionary in
+            var object = object
+            object[navigation] = nil
+            return object as NSDictionary
+        }
+        return (stripped, response.header("ETag"))
+    }
+
+    private func expectSameEntities(_ target: String, expanding navigation: String) throws {
+        let separator = target.contains("?") ? "&" : "?"
+        let fromRows = try entities(target, without: navigation)
+        let fromRecords = try entities(target + separator + "$expand=" + navigation, without: navigation)
+        #expect(!fromRows.entities.isEmpty)
+        #expect(fromRows.entities == fromRecords.entities, "\(target)")
+        #expect(fromRows.etag == fromRecords.etag, "\(target)")
+    }
+
+    @Test func rowsAndRecordsWriteTheSameEntities() throws {
+        try expectSameEntities("Person(1)", expanding: "PersonCar")
+        try expectSameEntities("Person?$top=5", expanding: "PersonCar")
+        try expectSameEntities("Person?$orderby=lastName desc&$top=3&$inlinecount=allpages", expanding: "PersonCar")
+        try expectSameEntities("Car?$select=make,model", expanding: "PersonCar")
+        try expectSameEntities("PersonCarMaintenance?$top=4", expanding: "Maintenance")
+    }
+
+    @Test func theETagHeaderMatchesTheMetadataInCollections() throws {
+        let single = try entities("Person(2)", without: "PersonCar")
+        let listed = try entities("Person?$filter=personID eq 2", without: "PersonCar")
+        let metadata = try #require(listed.entities.first?["__metadata"] as? [String: Any])
+        #expect(single.etag != nil)
+        #expect(metadata["etag"] as? String == single.etag)
+    }
+
+    /// Text stored by another program may hold bytes that are not UTF-8: both paths answer it
+    /// repaired (U+FFFD), in valid JSON, with the same ETag.
+    @Test func textThatIsNotUTF8IsRepairedAlikeOnBothPaths() throws {
+        let database = try gateway.openDatabase()
+        try database.execute("UPDATE Person SET lastName = CAST(X'536DFF6974' AS TEXT), firstName = 'Zoë 日本' WHERE personID = 1")
+        let fromRow = try entities("Person(1)", without: "PersonCar")
+        #expect(fromRow.entities.first?["lastName"] as? String == "Sm\u{FFFD}it")
+        #expect(fromRow.entities.first?["firstName"] as? String == "Zoë 日本")
+        try expectSameEntities("Person(1)", expanding: "PersonCar")
+        try expectSameEntities("Person?$filter=personID le 2", expanding: "PersonCar")
+    }
+}
