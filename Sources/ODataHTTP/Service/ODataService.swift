@@ -31,6 +31,7 @@ public final class ODataService: @unchecked Sendable {
     let metadataXML: [UInt8]
     let entityLayouts: EntityLayouts
     private let connections: ThreadLocal<Database>
+    private let parseCaches = ThreadLocal { ParseCache() }
 
     public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger) {
         self.model = model
@@ -109,7 +110,9 @@ public final class ODataService: @unchecked Sendable {
         }
         var relative = Substring(pathBytes.dropFirst(rootLength))
         if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
-        let info = try uriParser.parse(path: relative, query: request.query)
+        let info = try parseCaches.get().info(for: request.target) { () throws(URIError) in
+            try uriParser.parse(path: relative, query: request.query)
+        }
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header("DataServiceVersion"),
                                                              maxDataServiceVersion: request.header("MaxDataServiceVersion"))
         var method = request.method

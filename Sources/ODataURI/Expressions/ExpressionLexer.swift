@@ -76,11 +76,18 @@ struct ExpressionLexer {
     }
 
     private mutating func identifier() -> String {
-        var name = String.UnicodeScalarView()
-        while index < scalars.count, Self.isIdentifierPart(scalars[index]) {
-            name.append(scalars[index])
-            index += 1
+        let start = index
+        while index < scalars.count, Self.isIdentifierPart(scalars[index]) { index += 1 }
+        let slice = scalars[start..<index]
+        if slice.allSatisfy(\.isASCII) {
+            // The usual name, as bytes: appending scalar by scalar cost thousands of instructions.
+            return String(unsafeUninitializedCapacity: slice.count) { buffer in
+                for (offset, scalar) in slice.enumerated() { buffer[offset] = UInt8(truncatingIfNeeded: scalar.value) }
+                return slice.count
+            }
         }
+        var name = String.UnicodeScalarView()
+        name.append(contentsOf: slice)
         return String(name)
     }
 
@@ -104,6 +111,8 @@ struct ExpressionLexer {
 
     /// `INF` and `-INF` with an optional `d`/`f` suffix; `NaN` is refused (SQLite has no NaN).
     private mutating func infinityLiteral(at start: Int, negative: Bool) throws(URIError) -> ExpressionLiteral? {
+        // Most names are not INF or NaN; say so without building the word.
+        guard start < scalars.count, scalars[start] == "I" || scalars[start] == "N" else { return nil }
         var end = start
         var word = ""
         while end < scalars.count, Self.isIdentifierPart(scalars[end]) {
@@ -183,7 +192,12 @@ struct ExpressionLexer {
     }
 
     static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "_" || scalar.properties.isAlphabetic
+        // ASCII without the Unicode property tables, which cost hundreds of instructions a scalar.
+        if scalar.isASCII {
+            let value = scalar.value | 0x20
+            return scalar == "_" || (value >= 97 && value <= 122)
+        }
+        return scalar.properties.isAlphabetic
     }
 
     static func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {

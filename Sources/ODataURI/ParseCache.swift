@@ -1,0 +1,24 @@
+/// Parsed request targets by their text, for one thread. Parsing is a pure function of the
+/// model, the limits and the text, and clients repeat their requests (a list page, a search),
+/// so a repeated target costs one hash lookup instead of a parse. Only successful parses are
+/// kept. Bounded: when full it starts over, so that a stream of distinct targets (every key of
+/// a large set) cannot grow it. Not thread-safe: keep one per thread.
+public final class ParseCache {
+    private var entries: [String: UriInfo] = [:]
+    public let capacity: Int
+
+    public init(capacity: Int = 1024) {
+        self.capacity = capacity
+    }
+
+    /// The parse of `target`, from the cache or from `parse`.
+    public func info(for target: String, _ parse: () throws(URIError) -> UriInfo) throws(URIError) -> UriInfo {
+        if let info = entries[target] { return info }
+        let info = try parse()
+        if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+        entries[target] = info
+        return info
+    }
+
+    public var count: Int { entries.count }
+}
