@@ -49,6 +49,18 @@ import Testing
         }
     }
 
+    @Test func oneSourceEntityExpandsByEqualityManyByAKeyList() throws {
+        let reader = EntityReader(database: database)
+        for (target, keyLists) in [("Person(1)?$expand=PersonCar", 0), ("Person?$filter=personID%20le%202&$expand=PersonCar", 1)] {
+            let (path, options) = try path(target)
+            let sql = try statements {
+                let page = try reader.page(EntityQuery(path: path, options: options, pageSize: nil))
+                try reader.expand(page.records, options.expand)
+            }
+            #expect(sql.filter { $0.contains("json_each") }.count == keyLists, "\(target): \(sql)")
+        }
+    }
+
     private func plan(_ sql: String) throws -> [String] {
         try database.rows("EXPLAIN QUERY PLAN " + sql, Array(repeating: .text("[1]"), count: sql.filter { $0 == "?" }.count))
             .map { row in row.compactMap { if case .text(let t) = $0 { return t } else { return nil } }.joined(separator: " ") }
@@ -62,6 +74,7 @@ import Testing
         "PersonCarMaintenance(3)/PersonCar/Person",
         "Person(1)?$expand=PersonCar/Car,PersonCar/PersonCarMaintenance/Maintenance",
         "Car(2)?$expand=PersonCar/Person",
+        "Person?$filter=lastName%20eq%20'Samson'&$expand=PersonCar/Car",
         "Person?$filter=lastName%20eq%20'Samson'",
         "Car(2)/PersonCar?$filter=Person/lastName%20eq%20'Samson'",
     ])

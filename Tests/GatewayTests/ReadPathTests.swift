@@ -1,4 +1,5 @@
 import Foundation
+import ODataStore
 import Testing
 
 /// Reads without `$expand` write each entity straight from its SQLite row; reads with it (and
@@ -52,6 +53,23 @@ import Testing
         let metadata = try #require(listed.entities.first?["__metadata"] as? [String: Any])
         #expect(single.etag != nil)
         #expect(metadata["etag"] as? String == single.etag)
+    }
+
+    /// A read of several statements sees one snapshot: a row committed meanwhile by another
+    /// connection is not in it, and is in the next read.
+    @Test func aReadTransactionIsOneSnapshot() throws {
+        let reader = try gateway.openDatabase()
+        let writer = try gateway.openDatabase()
+        func people() throws -> [[SQLValue]] { try reader.cachedStatement("SELECT count(*) FROM Person").rows() }
+        let before = try people()
+        let (first, second) = try reader.readTransaction {
+            let first = try people()
+            try writer.execute("INSERT INTO Person (firstName, lastName, createDate) VALUES ('New', 'Comer', 0)")
+            return (first, try people())
+        }
+        #expect(first == before)
+        #expect(second == before, "the insert committed during the read is not in its snapshot")
+        #expect(try people() != before, "the next read sees it")
     }
 
     /// Text stored by another program may hold bytes that are not UTF-8: both paths answer it

@@ -1,4 +1,5 @@
 import ODataStore
+import ODataURI
 
 /// Conditional requests on ETags (MS-ODATA 2.2.5.4 to 2.2.5.6): If-Match guards a write
 /// against changes made since the client read the entity; If-None-Match spares a GET the body
@@ -22,7 +23,9 @@ extension ODataService {
     /// A GET, answered 304 Not Modified when If-None-Match names the entity's current ETag and
     /// 412 when If-Match names none of it. Responses without an ETag (collections) ignore both.
     func conditionalRead(_ context: RequestContext) throws -> HTTPResponse {
-        let response = try read(context)
+        let response = readsSeveralStatements(context.info)
+            ? try database().readTransaction { try read(context) }
+            : try read(context)
         guard response.status == 200, let tag = response.header("ETag") else { return response }
         let request = context.request
         if let ifMatch = request.header("If-Match"), !EntityTag.header(ifMatch, matches: tag) {
@@ -32,5 +35,16 @@ extension ODataService {
             return HTTPResponse(status: 304, headers: [("ETag", tag), ("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache")])
         }
         return response
+    }
+
+    /// Reads of more than one statement (a page and its count, expansions) run in one read
+    /// transaction: one snapshot, begun and ended once. A lone entity is one statement, which
+    /// SQLite already runs in a transaction of its own.
+    private func readsSeveralStatements(_ info: UriInfo) -> Bool {
+        switch info.resource {
+        case .entity: !info.options.expand.isEmpty
+        case .entityCollection, .count, .links: true
+        case .property, .metadata, .serviceDocument, .batch: false
+        }
     }
 }

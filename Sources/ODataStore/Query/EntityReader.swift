@@ -260,13 +260,18 @@ public struct EntityReader {
         var children: [EntityRecord] = []
         var byLink: [LinkKey: [EntityRecord]] = [:]
         if !tuples.isEmpty {
-            let alias = "t0"
-            let sql = "SELECT " + selectList(target, alias: alias)
-                + " FROM " + SQL.quote(target.tableName) + " AS " + alias
-                + " WHERE " + KeyList.membership(columns: targetColumns, alias: alias)
-                + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
-            let statement = try database.cachedStatement(sql)
-            try statement.bind([.text(KeyList.json(tuples))])
+            // One source entity (`Person(7)?$expand=...`) is an indexed lookup by equality;
+            // many are a key list. Either statement is built once per connection.
+            let single = tuples.count == 1
+            let statement = try database.cachedStatement(for: nav, single ? .expandOne : .expandMany) {
+                let alias = "t0"
+                return "SELECT " + selectList(target, alias: alias)
+                    + " FROM " + SQL.quote(target.tableName) + " AS " + alias
+                    + " WHERE " + (single ? KeyList.equality(columns: targetColumns, alias: alias)
+                                          : KeyList.membership(columns: targetColumns, alias: alias))
+                    + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
+            }
+            try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [.text(KeyList.json(tuples))])
             defer { statement.reset() }
             while try statement.step() {
                 let child = EntityRecord(type: target, row: statement)

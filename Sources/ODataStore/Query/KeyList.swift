@@ -11,6 +11,12 @@ enum KeyList {
         return left + " IN (SELECT " + parts + " FROM json_each(?))"
     }
 
+    /// `col = ?`, or `a = ? AND b = ?` for composite keys: the lookup of one key, which an
+    /// index answers without the temporary table that `IN (SELECT ... json_each)` builds.
+    static func equality(columns: [String], alias: String) -> String {
+        columns.map { SQL.column(alias, $0) + " = ?" }.joined(separator: " AND ")
+    }
+
     /// The JSON text of the keys: `[1,2,3]`, or `[[1,"a"],[2,"b"]]` for composite keys.
     static func json(_ keys: [LinkKey]) -> String {
         var text = "["

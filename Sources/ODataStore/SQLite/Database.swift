@@ -85,6 +85,9 @@ public final class Database {
     public enum FragmentKind: Sendable {
         case selectList
         case selectByKey
+        /// The targets of a navigation property for one source entity, and for a list of them.
+        case expandOne
+        case expandMany
     }
 
     private struct FragmentKey: Hashable {
@@ -128,6 +131,16 @@ public final class Database {
             return try writeGate.run { try runTransaction(immediate: true, body) }
         }
         return try runTransaction(immediate: immediate, body)
+    }
+
+    /// Runs `body`'s reads in one read transaction: one snapshot for all its statements (a
+    /// page, its count and its expansions agree even while others write), begun and ended once
+    /// rather than once per statement. Inside a transaction already, `body` just runs in it.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
+        try cachedStatement("BEGIN DEFERRED").run()
+        defer { try? cachedStatement("COMMIT").run() }
+        return try body()
     }
 
     private func runTransaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
