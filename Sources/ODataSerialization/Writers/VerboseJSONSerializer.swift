@@ -39,8 +39,9 @@ public struct VerboseJSONSerializer {
                                                       into json: inout JSONWriter) -> Range<Int> {
         let start = json.count
         json.appendVerbatim(rootJSON)
-        let integerKey = layout.integerKey.flatMap { key in
-            entity.withColumn(key.column) { column -> Int64? in if case .integer(let value) = column { value } else { nil } }
+        var integerKey: Int64?
+        if let key = layout.integerKey {
+            entity.withColumn(key.column) { column in if case .integer(let value) = column { integerKey = value } }
         }
         if let integerKey, let setPrefix = layout.integerKey?.setPrefix {
             json.appendVerbatim(fragments, setPrefix)
@@ -54,8 +55,14 @@ public struct VerboseJSONSerializer {
 
     // MARK: - Documents
 
-    /// `{"d": {entity}}`
-    public func entityDocument<Entity: EntityColumns>(_ record: Entity, select: SelectNode?) -> [UInt8] {
+    /// `{"d": {entity}}`, from a row read in place.
+    public func entityDocument(_ row: EntityRow, select: SelectNode?) -> [UInt8] { document(row, select: select) }
+
+    /// `{"d": {entity}}`, from a record. Concrete overloads rather than one public generic,
+    /// which other modules would call unspecialized.
+    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] { document(record, select: select) }
+
+    private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?) -> [UInt8] {
         var json = JSONWriter()
         json.raw("{\"d\":")
         entity(record, select: select, into: &json)
@@ -183,7 +190,7 @@ public struct VerboseJSONSerializer {
         json.raw("]")
     }
 
-    public func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter) {
+    func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter) {
         let type = record.type
         let layout = layouts.layout(for: type)
         layout.bytes.withUnsafeBufferPointer { fragments in
@@ -194,7 +201,7 @@ public struct VerboseJSONSerializer {
             if writesETags {
                 // `W/"<digits>"` as a JSON string, written from the digest without a String.
                 json.raw(",\"etag\":\"W/\\\"")
-                json.hexadecimal(EntityTag.digest(of: record))
+                json.hexadecimal(record.tagDigest)
                 json.raw("\\\"\"")
             }
             json.raw("}")

@@ -26,15 +26,22 @@ public enum StoredColumn {
 /// `EntityRow` that a response is written from while the statement sits on it.
 public protocol EntityColumns {
     var type: EntityType { get }
-    /// Lends the column at `index` (in the type's stored-column order) to `body`.
-    func withColumn<Result>(_ index: Int, _ body: (StoredColumn) -> Result) -> Result
+    /// Lends the column at `index` (in the type's stored-column order) to `body`. Not generic:
+    /// a generic closure crossing modules is called through type metadata, for every column.
+    func withColumn(_ index: Int, _ body: (StoredColumn) -> Void)
     /// The related entities `$expand` attached; nil when the navigation was not expanded.
     func expansion(of navigation: NavigationProperty) -> EntityRecord.Expansion?
+    /// The 64 bits its ETag is made of (see `EntityTag`).
+    var tagDigest: UInt64 { get }
 }
 
 extension EntityColumns {
     /// The key, as typed values.
     public var keyValues: [EDMValue] {
-        type.keyProperties.map { key in withColumn(key.columnIndex) { EDMValue($0.value, as: key.type) } }
+        type.keyProperties.map { key in
+            var value = EDMValue.null
+            withColumn(key.columnIndex) { value = EDMValue($0.value, as: key.type) }
+            return value
+        }
     }
 }

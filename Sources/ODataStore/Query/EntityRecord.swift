@@ -43,7 +43,9 @@ public final class EntityRecord: EntityColumns {
         EDMValue(values[property.columnIndex], as: property.type)
     }
 
-    public func withColumn<Result>(_ index: Int, _ body: (StoredColumn) -> Result) -> Result {
+    public var tagDigest: UInt64 { EntityTag.digest(of: self) }
+
+    public func withColumn(_ index: Int, _ body: (StoredColumn) -> Void) {
         switch values[index] {
         case .null: body(.null)
         case .integer(let i): body(.integer(i))

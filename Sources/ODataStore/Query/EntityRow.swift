@@ -7,9 +7,11 @@ public struct EntityRow: EntityColumns {
     /// The type's stored columns, read once from the row (`Statement.withColumns`).
     let columns: UnsafeBufferPointer<StoredColumn>
 
-    public func withColumn<Result>(_ index: Int, _ body: (StoredColumn) -> Result) -> Result {
+    public func withColumn(_ index: Int, _ body: (StoredColumn) -> Void) {
         body(columns[index])
     }
+
+    public var tagDigest: UInt64 { EntityTag.digest(of: self) }
 
     /// Rows are read for responses without `$expand`.
     public func expansion(of navigation: NavigationProperty) -> EntityRecord.Expansion? { nil }

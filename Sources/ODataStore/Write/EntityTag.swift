@@ -8,13 +8,13 @@ import EDM
 /// hidden foreign keys included: a version derived from the row itself, so it needs no extra
 /// column, holds for rows written by any program, and is the same after a restart.
 public enum EntityTag {
-    public static func of<Entity: EntityColumns>(_ entity: Entity) -> String {
-        FNV1a(value: digest(of: entity)).weakTag
+    public static func of(_ entity: some EntityColumns) -> String {
+        FNV1a(value: entity.tagDigest).weakTag
     }
 
-    /// The 64 bits behind the tag: `W/"` + these as 16 lower-case hex digits + `"`. Serializers
-    /// write them straight into a response without a String in between.
-    public static func digest<Entity: EntityColumns>(of entity: Entity) -> UInt64 {
+    /// The 64 bits behind the tag (`EntityColumns.tagDigest`): `W/"` + these as 16 lower-case
+    /// hex digits + `"`. Serializers write them straight into a response without a String.
+    static func digest<Entity: EntityColumns>(of entity: Entity) -> UInt64 {
         var digest = FNV1a()
         let tokens = entity.type.concurrencyProperties
         if tokens.isEmpty {
