@@ -6,13 +6,14 @@ public final class NavigationProperty: @unchecked Sendable {
     public let fromRole: String
     public let toRole: String
     /// Unowned(unsafe): the model owns its types (see `EntityType.entitySet`).
-    public internal(set) unowned(unsafe) var source: EntityType
-    public internal(set) unowned(unsafe) var target: EntityType
+    /// Unchecked exclusivity, like every `var` of the model (see `EntityType`).
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var source: EntityType
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var target: EntityType
     /// "1", "0..1" or "*" at the target end.
     public let targetMultiplicity: String
-    public internal(set) var association: Association!
+    @exclusivity(unchecked) public internal(set) var association: Association!
     /// Position among the source type's navigation properties.
-    public internal(set) var index = 0
+    @exclusivity(unchecked) public internal(set) var index = 0
 
     init(name: String, relationship: String, fromRole: String, toRole: String,
          source: EntityType, target: EntityType, targetMultiplicity: String) {

@@ -47,6 +47,21 @@ import Testing
         try expectSameEntities("PersonCarMaintenance?$top=4", expanding: "Maintenance")
     }
 
+    /// Many services share one maintenance item, which is written once per response and
+    /// copied under the other parents: each copy must be that parent's own, complete entity.
+    @Test func sharedExpandedEntitiesAreEachTheRightOne() throws {
+        let listed = try entities("PersonCarMaintenance?$top=40&$expand=Maintenance", without: "")
+        var shared: [String: Int] = [:]
+        for service in listed.entities {
+            let uri = try #require((service["__metadata"] as? [String: Any])?["uri"] as? String)
+            let expanded = try #require(service["Maintenance"] as? NSDictionary)
+            let own = try entities(String(uri.dropFirst(gateway.root.count)) + "/Maintenance", without: "")
+            #expect(own.entities == [expanded], "\(uri)")
+            shared[(expanded["__metadata"] as? [String: Any])?["uri"] as? String ?? "", default: 0] += 1
+        }
+        #expect(shared.values.contains { $0 > 1 }, "the seed data has services that share a maintenance item")
+    }
+
     @Test func theETagHeaderMatchesTheMetadataInCollections() throws {
         let single = try entities("Person(2)", without: "PersonCar")
         let listed = try entities("Person?$filter=personID eq 2", without: "PersonCar")

@@ -65,7 +65,7 @@ public struct VerboseJSONSerializer {
     private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?) -> [UInt8] {
         var json = JSONWriter()
         json.raw("{\"d\":")
-        entity(record, select: select, into: &json)
+        entity(record, select: select, into: &json, written: WrittenEntities())
         json.raw("}")
         return json.bytes
     }
@@ -73,7 +73,9 @@ public struct VerboseJSONSerializer {
     /// `{"d": [...]}` in 1.0, `{"d": {"results": [...], "__count": "n", "__next": "..."}}` in 2.0.
     public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) -> [UInt8] {
         var json = JSONWriter(capacity: 512 * max(records.count, 1))
-        collection(count: count, next: next, into: &json) { json in entityArray(records, select: select, into: &json) }
+        collection(count: count, next: next, into: &json) { json in
+            entityArray(records, select: select, into: &json, written: WrittenEntities(), topLevel: true)
+        }
         return json.bytes
     }
 
@@ -181,16 +183,33 @@ public struct VerboseJSONSerializer {
 
     // MARK: - Entities
 
-    private func entityArray(_ records: [EntityRecord], select: SelectNode?, into json: inout JSONWriter) {
+    private func entityArray(_ records: [EntityRecord], select: SelectNode?, into json: inout JSONWriter,
+                             written: WrittenEntities?, topLevel: Bool = false) {
         json.raw("[")
         for (index, record) in records.enumerated() {
             if index > 0 { json.raw(",") }
-            entity(record, select: select, into: &json)
+            if topLevel {
+                entity(record, select: select, into: &json, written: written)
+            } else {
+                expanded(record, select: select, into: &json, written: written)
+            }
         }
         json.raw("]")
     }
 
-    func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter) {
+    /// An expanded entity. Parents often share one (the maintenance item of many services):
+    /// without `$select` it is the same bytes under each, so it is written once per document
+    /// and copied after that.
+    private func expanded(_ record: EntityRecord, select: SelectNode?, into json: inout JSONWriter, written: WrittenEntities?) {
+        guard select == nil, let written else { return entity(record, select: select, into: &json, written: written) }
+        if let range = written.ranges[ObjectIdentifier(record)] { return json.repeatWritten(range) }
+        let start = json.count
+        entity(record, select: select, into: &json, written: written)
+        written.ranges[ObjectIdentifier(record)] = start..<json.count
+    }
+
+    func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
+                                       written: WrittenEntities? = nil) {
         let type = record.type
         let layout = layouts.layout(for: type)
         layout.bytes.withUnsafeBufferPointer { fragments in
@@ -216,13 +235,13 @@ public struct VerboseJSONSerializer {
                 switch record.expansion(of: nav) {
                 case .single(let related)?:
                     if let related {
-                        entity(related, select: select?.child(nav.name), into: &json)
+                        expanded(related, select: select?.child(nav.name), into: &json, written: written)
                     } else {
                         json.raw("null")
                     }
                 case .collection(let related)?:
                     if version == .v2 { json.raw("{\"results\":") }
-                    entityArray(related, select: select?.child(nav.name), into: &json)
+                    entityArray(related, select: select?.child(nav.name), into: &json, written: written)
                     if version == .v2 { json.raw("}") }
                 case nil:
                     json.raw("{\"__deferred\":{\"uri\":\"")
@@ -234,4 +253,9 @@ public struct VerboseJSONSerializer {
             json.raw("}")
         }
     }
+}
+
+/// Where each expanded entity of one document was written (see `VerboseJSONSerializer.expanded`).
+final class WrittenEntities {
+    var ranges: [ObjectIdentifier: Range<Int>] = [:]
 }
