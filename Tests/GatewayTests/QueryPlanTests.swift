@@ -61,6 +61,21 @@ import Testing
         }
     }
 
+    /// Single-valued expansions are joined into the page's one statement, and the joins seek
+    /// by key rather than scan.
+    @Test func joinedExpansionsAreOneStatementThatSeeks() throws {
+        let reader = EntityReader(database: database)
+        let (path, options) = try path("PersonCarMaintenance?$filter=PersonCar/Car/make%20eq%20'Ford'&$top=50&$expand=Maintenance,PersonCar/Person")
+        var query = EntityQuery(path: path, options: options, pageSize: nil)
+        query.joinedExpand = options.expand
+        var rows = 0
+        let sql = try statements { _ = try reader.forEachRow(query) { _ in rows += 1 } }
+        #expect(rows > 0)
+        #expect(sql.count == 1, "\(sql)")
+        let steps = try plan(try #require(sql.first))
+        #expect(steps.filter { $0.hasPrefix("SCAN") }.map { $0.split(separator: " ")[1] } == ["t0"], "only the page itself is scanned: \(steps)")
+    }
+
     private func plan(_ sql: String) throws -> [String] {
         try database.rows("EXPLAIN QUERY PLAN " + sql, Array(repeating: .text("[1]"), count: sql.filter { $0 == "?" }.count))
             .map { row in row.compactMap { if case .text(let t) = $0 { return t } else { return nil } }.joined(separator: " ") }

@@ -91,9 +91,11 @@ extension ODataService {
         let options = context.info.options
         let reader = EntityReader(database: try database())
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
-        let query = EntityQuery(path: path, options: options, pageSize: pageSize)
-        if options.expand.isEmpty && representation != .atom {
-            // Each entity is written from its row in place: no record per entity.
+        var query = EntityQuery(path: path, options: options, pageSize: pageSize)
+        if JoinedExpansions.canJoin(options.expand) && representation != .atom {
+            // Each entity, and what it expands along single-valued navigation properties, is
+            // written from its row in place: no record per entity, no statement per level.
+            query.joinedExpand = options.expand
             var version = ResponseVersion.v1
             // The serializer's version shapes only expanded collections, of which there are none here.
             let body = try serializer(context, .v2).collectionDocument(select: options.select) { write in

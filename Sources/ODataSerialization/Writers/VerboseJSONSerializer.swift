@@ -183,8 +183,8 @@ public struct VerboseJSONSerializer {
 
     // MARK: - Entities
 
-    private func entityArray(_ records: [EntityRecord], select: SelectNode?, into json: inout JSONWriter,
-                             written: WrittenEntities?, topLevel: Bool = false) {
+    private func entityArray<Entity: EntityColumns>(_ records: [Entity], select: SelectNode?, into json: inout JSONWriter,
+                                                    written: WrittenEntities?, topLevel: Bool = false) {
         json.raw("[")
         for (index, record) in records.enumerated() {
             if index > 0 { json.raw(",") }
@@ -200,8 +200,13 @@ public struct VerboseJSONSerializer {
     /// An expanded entity. Parents often share one (the maintenance item of many services):
     /// without `$select` it is the same bytes under each, so it is written once per document
     /// and copied after that.
-    private func expanded(_ record: EntityRecord, select: SelectNode?, into json: inout JSONWriter, written: WrittenEntities?) {
-        guard select == nil, let written else { return entity(record, select: select, into: &json, written: written) }
+    private func expanded<Entity: EntityColumns>(_ related: Entity, select: SelectNode?, into json: inout JSONWriter,
+                                                 written: WrittenEntities?) {
+        // Only records are shared; rows (joined expansions) are each their own. The cast is
+        // settled when the function is specialized.
+        guard select == nil, let written, let record = related as? EntityRecord else {
+            return entity(related, select: select, into: &json, written: written)
+        }
         if let range = written.ranges[ObjectIdentifier(record)] { return json.repeatWritten(range) }
         let start = json.count
         entity(record, select: select, into: &json, written: written)

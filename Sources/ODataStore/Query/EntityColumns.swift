@@ -22,15 +22,23 @@ public enum StoredColumn {
     }
 }
 
+/// The entities `$expand` attached to one entity along one navigation property.
+public enum RelatedEntities<Entity> {
+    case single(Entity?)
+    case collection([Entity])
+}
+
 /// The stored columns of one entity, wherever they are read from: an `EntityRecord`, or an
 /// `EntityRow` that a response is written from while the statement sits on it.
 public protocol EntityColumns {
+    /// How its expanded related entities are held: records for records, rows for rows.
+    associatedtype Related: EntityColumns
     var type: EntityType { get }
     /// Lends the column at `index` (in the type's stored-column order) to `body`. Not generic:
     /// a generic closure crossing modules is called through type metadata, for every column.
     func withColumn(_ index: Int, _ body: (StoredColumn) -> Void)
     /// The related entities `$expand` attached; nil when the navigation was not expanded.
-    func expansion(of navigation: NavigationProperty) -> EntityRecord.Expansion?
+    func expansion(of navigation: NavigationProperty) -> RelatedEntities<Related>?
     /// The 64 bits its ETag is made of (see `EntityTag`).
     var tagDigest: UInt64 { get }
 }

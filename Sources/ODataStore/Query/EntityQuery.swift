@@ -13,6 +13,9 @@ public struct EntityQuery {
     public var skipToken: [EDMValue]?
     /// The server page size; nil reads every matching row.
     public var pageSize: Int?
+    /// Single-valued navigation properties read in the same statement, for `forEachRow`
+    /// (see `JoinedExpansions`; the caller checks `JoinedExpansions.canJoin`).
+    public var joinedExpand: [ExpandNode] = []
 
     public init(path: ResourcePath) { self.path = path }
 

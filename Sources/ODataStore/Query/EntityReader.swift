@@ -19,7 +19,7 @@ public struct EntityReader {
     /// Lends each entity of the page to `body`, in order and in place (see `EntityRow`), and
     /// returns the skip token of the next page when the server page size cut the result.
     public func forEachRow(_ query: EntityQuery, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
-        let (statement, pageLimit) = try pageStatement(query)
+        let (statement, pageLimit, joined, rowWidth) = try pageStatement(query)
         defer { statement.reset() }
         let type = query.path.targetType
         let columnCount = type.columnCount
@@ -28,8 +28,8 @@ public struct EntityReader {
         var lastPosition: [EDMValue]?
         while try statement.step() {
             if let pageLimit, delivered == pageLimit { return lastPosition }
-            try statement.withColumns(columnCount) { columns in
-                let row = EntityRow(type: type, columns: columns)
+            try statement.withColumns(rowWidth) { columns in
+                let row = EntityRow(type: type, columns: columns, joined: joined)
                 try body(row)
                 delivered += 1
                 if delivered == pageLimit {
@@ -40,9 +40,11 @@ public struct EntityReader {
         return nil
     }
 
-    /// The page's statement, bound, and the page size when the server cuts the result; the
-    /// statement reads one row past the page to learn whether there is more.
-    private func pageStatement(_ query: EntityQuery) throws -> (Statement, pageLimit: Int?) {
+    /// The page's statement, bound, and the page size when the server cuts the result (the
+    /// statement reads one row past the page to learn whether there is more); the entities
+    /// joined to each row, and the number of columns up to the last of them.
+    private func pageStatement(_ query: EntityQuery) throws
+        -> (Statement, pageLimit: Int?, joined: JoinedExpansions?, rowWidth: Int) {
         let type = query.path.targetType
         var context = SQLBuildContext()
         var select = selectList(type, alias: context.rootAlias)
@@ -61,6 +63,11 @@ public struct EntityReader {
         if let token = query.skipToken {
             conditions.append(afterCondition(token, query: query, in: &context))
         }
+
+        // Joined expansions come after the order-by values, which keep their positions.
+        var rowWidth = type.columnCount + query.orderBy.count
+        let joined = query.joinedExpand.isEmpty ? nil
+            : JoinedExpansions.plan(query.joinedExpand, context: &context, select: &select, columnCount: &rowWidth)
 
         var sql = "SELECT " + select + " FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
         var tail = ""
@@ -91,7 +98,7 @@ public struct EntityReader {
 
         let statement = try database.cachedStatement(sql)
         try statement.bind(context.parameters + tailParameters)
-        return (statement, pageLimit)
+        return (statement, pageLimit, joined, rowWidth)
     }
 
     /// The first entity the path addresses, or nil.

@@ -4,10 +4,7 @@ import EDM
 /// `$expand` attached to it. A reference type because one related entity may be shared by
 /// several parents (many PersonCars, one Car) and is expanded once.
 public final class EntityRecord: EntityColumns {
-    public enum Expansion {
-        case single(EntityRecord?)
-        case collection([EntityRecord])
-    }
+    public typealias Expansion = RelatedEntities<EntityRecord>
 
     public let type: EntityType
     /// Column values in the type's stored-column order (properties, then hidden foreign keys).

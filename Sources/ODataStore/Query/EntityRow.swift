@@ -2,20 +2,43 @@ import EDM
 
 /// The entity in a statement's current row, read in place: a response is written from it
 /// without building an `EntityRecord` for each row. Valid only inside the call that lends it.
+/// The row may also hold the entities it expands (`JoinedExpansions`), each an `EntityRow`
+/// over its own columns.
 public struct EntityRow: EntityColumns {
     public let type: EntityType
-    /// The type's stored columns, read once from the row (`Statement.withColumns`).
+    /// The whole row, read once (`Statement.withColumns`).
     let columns: UnsafeBufferPointer<StoredColumn>
+    /// Where this entity's stored columns begin in the row.
+    let offset: Int
+    let joined: JoinedExpansions?
+
+    init(type: EntityType, columns: UnsafeBufferPointer<StoredColumn>, offset: Int = 0, joined: JoinedExpansions? = nil) {
+        self.type = type
+        self.columns = columns
+        self.offset = offset
+        self.joined = joined
+    }
 
     public func withColumn(_ index: Int, _ body: (StoredColumn) -> Void) {
-        body(columns[index])
+        body(columns[offset + index])
     }
 
     public var tagDigest: UInt64 { EntityTag.digest(of: self) }
 
-    /// Rows are read for responses without `$expand`.
-    public func expansion(of navigation: NavigationProperty) -> EntityRecord.Expansion? { nil }
+    /// The related entity of a joined navigation: none when the join found no row, which its
+    /// key, never null in a stored row, tells.
+    public func expansion(of navigation: NavigationProperty) -> RelatedEntities<EntityRow>? {
+        guard let join = joined?.join(for: navigation) else { return nil }
+        let target = navigation.target
+        let found = target.keyProperties.allSatisfy { key in
+            if case .null = columns[join.offset + key.columnIndex] { return false }
+            return true
+        }
+        return .single(found ? EntityRow(type: target, columns: columns, offset: join.offset, joined: join.nested) : nil)
+    }
 
-    /// An owned copy, for what must outlive the row.
-    var record: EntityRecord { EntityRecord(type: type, values: columns.map(\.value)) }
+    /// An owned copy of this entity's columns, for what must outlive the row.
+    var record: EntityRecord {
+        EntityRecord(type: type, values: columns[offset..<offset + type.columnCount].map(\.value))
+    }
 }

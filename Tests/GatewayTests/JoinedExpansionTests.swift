@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Collections that expand only single-valued navigation properties read what they expand in
+/// the same statement, by LEFT JOIN, and write it from the row. Each entity must come out as
+/// the record path writes it for that entity alone (`Set(key)?$expand=...`).
+@Suite struct JoinedExpansionTests {
+    /// The entities of a collection, following `__next` links.
+    private func collection(_ gateway: TestGateway, _ target: String) throws -> [NSDictionary] {
+        var entities: [NSDictionary] = []
+        var next: String? = target
+        while let current = next {
+            let response = try gateway.get(current)
+            #expect(response.status == 200, "\(current): \(response.text.prefix(300))")
+            let d = try response.d()
+            if let wrapped = d as? [String: Any] {
+                entities += try #require(wrapped["results"] as? [NSDictionary])
+                next = (wrapped["__next"] as? String).map { String($0.dropFirst(gateway.root.count)) }
+            } else {
+                entities += try #require(d as? [NSDictionary])
+                next = nil
+            }
+        }
+        return entities
+    }
+
+    /// Every entity of `set?query` equals `Set(key)?options` for its own key.
+    private func expectEachAsAlone(_ gateway: TestGateway, _ set: String, _ query: String, options: String) throws {
+        let listed = try collection(gateway, set + "?" + query)
+        #expect(!listed.isEmpty, "\(set)?\(query)")
+        for entity in listed {
+            let uri = try #require((entity["__metadata"] as? [String: Any])?["uri"] as? String)
+            let alone = try gateway.get(String(uri.dropFirst(gateway.root.count)) + "?" + options)
+            #expect(alone.status == 200)
+            #expect(try alone.d() as? NSDictionary == entity, "\(uri)?\(options)")
+        }
+    }
+
+    @Test func carDealerChainsFiltersAndSelects() throws {
+        let gateway = try TestGateway()
+        try expectEachAsAlone(gateway, "PersonCarMaintenance", "$top=6&$expand=Maintenance", options: "$expand=Maintenance")
+        try expectEachAsAlone(gateway, "PersonCarMaintenance", "$top=6&$expand=PersonCar/Car,Maintenance,PersonCar/Person",
+                              options: "$expand=PersonCar/Car,Maintenance,PersonCar/Person")
+        // The filter and the expansion follow the same navigation: one join serves both.
+        try expectEachAsAlone(gateway, "PersonCar", "$filter=Car/make eq 'Ford'&$top=5&$expand=Car,Person", options: "$expand=Car,Person")
+        try expectEachAsAlone(gateway, "PersonCarMaintenance", "$top=3&$expand=PersonCar/Car&$select=cost,PersonCar/Car/make",
+                              options: "$expand=PersonCar/Car&$select=cost,PersonCar/Car/make")
+        try expectEachAsAlone(gateway, "PersonCarMaintenance", "$orderby=cost desc&$top=4&$inlinecount=allpages&$expand=Maintenance",
+                              options: "$expand=Maintenance")
+    }
+
+    /// A second schema: a composite foreign key, an optional end that joins to nothing (null),
+    /// every simple type, and server paging of 2 with keyset tokens.
+    @Test func compositeKeysMissingTargetsAndPaging() throws {
+        let gateway = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
+                                      seed: TestGateway.fixtures.appendingPathComponent("InventorySeed"))
+        try expectEachAsAlone(gateway, "Items", "$expand=Warehouse", options: "$expand=Warehouse")
+        try expectEachAsAlone(gateway, "Notes", "$expand=Item/Warehouse", options: "$expand=Item/Warehouse")
+        let orphan = try #require(try collection(gateway, "Items?$filter=Label eq 'Orphan'&$expand=Warehouse").first)
+        #expect(orphan["Warehouse"] is NSNull, "no warehouse: null, not an empty entity")
+    }
+}
