@@ -1,3 +1,5 @@
+import CSDL
+
 /// The whole service model: what `$metadata` describes and every layer resolves names against.
 public final class EntityModel: @unchecked Sendable {
     public let namespace: String
@@ -8,8 +10,12 @@ public final class EntityModel: @unchecked Sendable {
 
     private let setsByName: [String: EntitySet]
     private let typesByQualifiedName: [String: EntityType]
+    /// The document the model was loaded from, for `copy()`.
+    private let document: CSDLDocument
 
-    init(namespace: String, containerName: String, entityTypes: [EntityType], entitySets: [EntitySet], associations: [Association]) {
+    init(namespace: String, containerName: String, entityTypes: [EntityType], entitySets: [EntitySet], associations: [Association],
+         document: CSDLDocument) {
+        self.document = document
         self.namespace = namespace
         self.containerName = containerName
         self.entityTypes = entityTypes
@@ -24,6 +30,10 @@ public final class EntityModel: @unchecked Sendable {
     }
 
     public func entitySet(named name: String) -> EntitySet? { setsByName[name] }
+
+    /// An equal model made of new objects. Threads that each use their own copy never write
+    /// to the same reference counts (see `ServicePerThread`).
+    public func copy() throws -> EntityModel { try ModelLoader.load(document) }
 
     public func entityType(qualifiedName: String) -> EntityType? { typesByQualifiedName[qualifiedName] }
 

@@ -115,7 +115,7 @@ public enum ModelLoader {
         }
 
         return EntityModel(namespace: containerSchema.namespace, containerName: container.name,
-                           entityTypes: types, entitySets: sets, associations: associations)
+                           entityTypes: types, entitySets: sets, associations: associations, document: document)
     }
 
     private static func makeEntityType(_ csdl: CSDLEntityType, namespace: String) throws -> EntityType {

@@ -33,7 +33,10 @@ public final class ODataService: @unchecked Sendable {
     private let connections: ThreadLocal<Database>
     private let parseCaches = ThreadLocal { ParseCache() }
 
-    public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger) {
+    /// - Parameter writeGate: shared by every service over the same database file, so that
+    ///   this process's writers queue on it (see `Database.transaction`).
+    public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger,
+                writeGate: WriteGate = WriteGate()) {
         self.model = model
         self.configuration = configuration
         self.databasePath = databasePath
@@ -41,7 +44,6 @@ public final class ODataService: @unchecked Sendable {
         self.uriParser = UriParser(model: model, limits: configuration.limits)
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
         self.entityLayouts = EntityLayouts(model: model)
-        let writeGate = WriteGate()
         self.connections = ThreadLocal {
             let database = try Database(path: databasePath, writeGate: writeGate)
             try database.configureForService()

@@ -23,6 +23,9 @@ public struct EntityReader {
         defer { statement.reset() }
         let type = query.path.targetType
         let columnCount = type.columnCount
+        // Taken out of `query` once: the row closure below would otherwise copy the whole
+        // query, a retain for each of its references, for every row.
+        let orderByCount = query.orderBy.count
         var delivered = 0
         // The position of the page's last entity, taken while the statement still sits on it.
         var lastPosition: [EDMValue]?
@@ -33,7 +36,7 @@ public struct EntityReader {
                 try body(row)
                 delivered += 1
                 if delivered == pageLimit {
-                    lastPosition = (0..<query.orderBy.count).map { EntityReader.tokenValue(statement.value(at: columnCount + $0)) } + row.keyValues
+                    lastPosition = (0..<orderByCount).map { EntityReader.tokenValue(statement.value(at: columnCount + $0)) } + row.keyValues
                 }
             }
         }

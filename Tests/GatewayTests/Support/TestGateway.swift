@@ -18,7 +18,7 @@ final class TestGateway: @unchecked Sendable {
     let directory: URL
     let databasePath: String
     let server: HTTPServer
-    let service: ODataService
+    let service: ServicePerThread
     let port: UInt16
 
     var root: String { "http://127.0.0.1:\(port)/CarDealer.svc/" }
@@ -38,7 +38,7 @@ final class TestGateway: @unchecked Sendable {
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .critical
-        service = ODataService(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
+        service = ServicePerThread(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.port = 0
         serverConfiguration.threads = 2
