@@ -50,5 +50,12 @@ import Testing
             guard case .entity = info.resource else { Issue.record("Person(\(key)) is not an entity"); return }
             #expect(cache.count <= 8)
         }
+        #expect(cache.count == 8, "full, not started over")
+        var parsed = false
+        _ = try cache.info(for: "Person(50)") { () throws(URIError) in
+            parsed = true
+            return try parse("Person(50)")
+        }
+        #expect(!parsed, "the newest target is kept")
     }
 }
