@@ -125,6 +125,9 @@ import Testing
         // JSON with parameters, and no Content-Type at all, are JSON.
         #expect(try gateway.send("MERGE", "Person(1)", text: #"{"ssn":"1"}"#, headers: ["Content-Type": "application/json;odata=verbose;charset=utf-8"]).status == 204)
         #expect(try gateway.send("MERGE", "Person(1)", text: #"{"ssn":"2"}"#, headers: ["Content-Type": ""]).status == 204)
+        // Media types are case-insensitive, and white space around the type is not part of it.
+        #expect(try gateway.send("MERGE", "Person(1)", text: #"{"ssn":"3"}"#, headers: ["Content-Type": " Application/JSON ; charset=utf-8"]).status == 204)
+        try expectRefused("POST", "Person", text: Self.person + "}", headers: ["Content-Type": "application/jsonx"], status: 415, mentioning: ["application/jsonx"])
     }
 
     @Test func unacceptableAnswerIsRefusedBeforeWriting() throws {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The Content-Type a write body must have (415 otherwise): JSON for entities, properties and
 /// links (this service reads verbose JSON, not Atom), plain text or bytes for a raw `$value`.
 /// A body without a Content-Type is taken as what the resource expects.
@@ -22,9 +20,16 @@ enum RequestBodyType {
     }
 
     /// The lower-cased `type/subtype` of the request's Content-Type, nil when there is none.
+    /// Read as bytes: media types are ASCII, and Foundation's trimming cost 23,000 instructions
+    /// on every write, inside its transaction.
     static func essence(_ request: HTTPRequest) -> String? {
-        guard let header = request.header("Content-Type") else { return nil }
-        let type = header.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        return type.isEmpty ? nil : type
+        guard var header = request.header("Content-Type") else { return nil }
+        return header.withUTF8 { bytes -> String? in
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            var start = 0
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            return start == end ? nil : ASCIICase.lowercased(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
     }
 }

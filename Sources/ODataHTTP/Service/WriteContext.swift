@@ -10,6 +10,8 @@ struct WriteContext {
     let database: Database
     let model: EntityModel
     var contentIDs: ContentIDReferences?
+    /// The body of a create, already read before the transaction began (see `write`).
+    var payload: EntityPayload?
 
     var writer: EntityWriter { EntityWriter(database: database, model: model) }
     var reader: EntityReader { EntityReader(database: database) }

@@ -16,8 +16,14 @@ extension ODataService {
                 return try batch(context)
             }
             let database = try self.database()
+            // A create's body is checked and read before the transaction: writers take the
+            // write lock one at a time, so all that is done inside it is paid by each of them.
+            var payload: EntityPayload?
+            if method == "POST", case .entityCollection(let path) = context.info.resource {
+                payload = try createPayload(for: path, context)
+            }
             return try database.transaction {
-                try performWrite(WriteContext(request: context, database: database, model: model), method: method)
+                try performWrite(WriteContext(request: context, database: database, model: model, payload: payload), method: method)
             }
         } catch {
             throw ServiceError(failure: error)
@@ -96,13 +102,7 @@ extension ODataService {
     /// `POST Set`, `POST Set(key)/Nav` (collection) and `POST Set(key)/Nav` (to-one): 201 with
     /// the created entity, its URI in Location and its ETag.
     private func create(in path: ResourcePath, _ context: WriteContext) throws -> HTTPResponse {
-        let request = context.httpRequest
-        // Refuse before writing anything when the answer could not be delivered.
-        guard try ContentNegotiation.forData(format: context.request.info.options.format, accept: request.header("Accept")) == .json else {
-            throw ServiceError.notAcceptable("writes answer in JSON only; Accept must admit application/json")
-        }
-        try RequestBodyType.checkJSON(request)
-        let payload = try context.deserializer.entity(from: request.body, of: path.targetType)
+        let payload = try context.payload ?? createPayload(for: path, context.request)
         let persister = persister(context)
         let created: EntityRecord
         if let parentPath = path.parent, case .navigation(let navigation, _)? = path.segments.last {
@@ -124,6 +124,17 @@ extension ODataService {
             ("Cache-Control", "no-cache"),
             ("X-Content-Type-Options", "nosniff"),
         ], body: body)
+    }
+
+    /// The entity a create's body describes, after the checks that need no database.
+    private func createPayload(for path: ResourcePath, _ context: RequestContext) throws -> EntityPayload {
+        let request = context.request
+        // Refuse before writing anything when the answer could not be delivered.
+        guard try ContentNegotiation.forData(format: context.info.options.format, accept: request.header("Accept")) == .json else {
+            throw ServiceError.notAcceptable("writes answer in JSON only; Accept must admit application/json")
+        }
+        try RequestBodyType.checkJSON(request)
+        return try EntityDeserializer(serviceRoot: context.serviceRoot).entity(from: request.body, of: path.targetType)
     }
 
     // MARK: Links

@@ -147,14 +147,16 @@ public final class Database {
         return try body()
     }
 
+    /// BEGIN, COMMIT and ROLLBACK as cached statements: `execute` parsed them anew each time,
+    /// inside the write lock that every writer waits for.
     private func runTransaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
-        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
         do {
             let result = try body()
-            try execute("COMMIT")
+            try cachedStatement("COMMIT").run()
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? cachedStatement("ROLLBACK").run()
             throw error
         }
     }
