@@ -2,7 +2,7 @@
 public struct HTTPRequest: Sendable {
     public var method: String
     /// The request target exactly as sent: path and query, still percent-encoded.
-    public var target: String
+    public let target: String
     /// Header fields in the order received, names lower-cased. A list, not a dictionary: a
     /// request carries a handful of fields, and hashing each name cost more than the search.
     public var headerFields: [(name: String, value: String)]
@@ -13,6 +13,7 @@ public struct HTTPRequest: Sendable {
         self.target = target
         self.headerFields = headerFields
         self.body = body
+        queryMark = target.utf8.firstIndex(of: UInt8(ascii: "?"))
     }
 
     public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
@@ -35,8 +36,7 @@ public struct HTTPRequest: Sendable {
         queryMark.map { target[target.index(after: $0)...] } ?? ""
     }
 
-    /// Searched as bytes: a Character search would segment graphemes on every request.
-    private var queryMark: String.Index? {
-        target.utf8.firstIndex(of: UInt8(ascii: "?"))
-    }
+    /// Where the query begins, found once (as bytes: a Character search would segment
+    /// graphemes); the path and the query are asked for several times per request.
+    private let queryMark: String.Index?
 }

@@ -106,7 +106,7 @@ public final class ODataService: @unchecked Sendable {
         // Compared as bytes: Character operations would segment graphemes on every request.
         let pathBytes = path.utf8
         let rootLength = root.utf8.count
-        guard pathBytes.starts(with: root.utf8),
+        guard path.hasPrefixBytes(of: root),
               pathBytes.count == rootLength || pathBytes.dropFirst(rootLength).first == UInt8(ascii: "/") else {
             throw ServiceError.notFound("there is no service at '\(path)'; the service root is \(root)/")
         }
@@ -171,4 +171,17 @@ struct RequestContext {
     let maxVersion: Int
 
     var uris: EntityURIs { EntityURIs(serviceRoot: serviceRoot) }
+}
+
+extension Substring {
+    /// Whether the UTF-8 of `prefix` begins this text, compared with memcmp rather than the
+    /// generic element-by-element `starts(with:)`.
+    func hasPrefixBytes(of prefix: String) -> Bool {
+        var prefix = prefix
+        return prefix.withUTF8 { wanted in
+            utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.count >= wanted.count && (wanted.isEmpty || memcmp(bytes.baseAddress!, wanted.baseAddress!, wanted.count) == 0)
+            } ?? utf8.starts(with: wanted)
+        }
+    }
 }
