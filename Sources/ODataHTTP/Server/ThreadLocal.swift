@@ -18,7 +18,17 @@ public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
         }
     }
 
-    deinit { pthread_key_delete(key) }
+    deinit {
+        // pthread_key_delete drops values without running their destructor, so an owner must
+        // outlive the threads that use it (a server stops its threads first), or die with its
+        // only thread: each `ServicePerThread` service does, at thread exit, and its own value
+        // on this thread is released here rather than dropped.
+        if let pointer = pthread_getspecific(key) {
+            pthread_setspecific(key, nil)
+            Unmanaged<Value>.fromOpaque(pointer).release()
+        }
+        pthread_key_delete(key)
+    }
 
     public func get() throws -> Value {
         if let pointer = pthread_getspecific(key) {

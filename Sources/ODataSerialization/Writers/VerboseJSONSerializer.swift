@@ -56,16 +56,18 @@ public struct VerboseJSONSerializer {
     // MARK: - Documents
 
     /// `{"d": {entity}}`, from a row read in place.
-    public func entityDocument(_ row: EntityRow, select: SelectNode?) -> [UInt8] { document(row, select: select) }
+    public func entityDocument(_ row: EntityRow, select: SelectNode?) -> [UInt8] { document(row, select: select, written: nil) }
 
     /// `{"d": {entity}}`, from a record. Concrete overloads rather than one public generic,
     /// which other modules would call unspecialized.
-    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] { document(record, select: select) }
+    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] {
+        document(record, select: select, written: WrittenEntities())
+    }
 
-    private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?) -> [UInt8] {
+    private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, written: WrittenEntities?) -> [UInt8] {
         var json = JSONWriter()
         json.raw("{\"d\":")
-        entity(record, select: select, into: &json, written: WrittenEntities())
+        entity(record, select: select, into: &json, written: written)
         json.raw("}")
         return json.bytes
     }
