@@ -32,7 +32,7 @@ public final class EntityModel: @unchecked Sendable {
     public func entitySet(named name: String) -> EntitySet? { setsByName[name] }
 
     /// An equal model made of new objects. Threads that each use their own copy never write
-    /// to the same reference counts (see `ServicePerThread`).
+    /// to the same reference counts (the gateway gives each worker thread one).
     public func copy() throws -> EntityModel { try ModelLoader.load(document) }
 
     public func entityType(qualifiedName: String) -> EntityType? { typesByQualifiedName[qualifiedName] }
