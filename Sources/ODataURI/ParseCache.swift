@@ -8,13 +8,18 @@
 public final class ParseCache {
     private var entries: [String: UriInfo] = [:]
     public let capacity: Int
+    /// Longer targets are parsed every time: with them the cache could hold megabytes of
+    /// URIs and expression trees, and long queries are seldom the ones repeated.
+    public let longestTarget: Int
 
-    public init(capacity: Int = 1024) {
+    public init(capacity: Int = 1024, longestTarget: Int = 1024) {
         self.capacity = capacity
+        self.longestTarget = longestTarget
     }
 
     /// The parse of `target`, from the cache or from `parse`.
     public func info(for target: String, _ parse: () throws(URIError) -> UriInfo) throws(URIError) -> UriInfo {
+        guard target.utf8.count <= longestTarget else { return try parse() }
         if let info = entries[target] { return info }
         let info = try parse()
         if entries.count >= capacity { entries.remove(at: entries.startIndex) }

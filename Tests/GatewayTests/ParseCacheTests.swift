@@ -42,6 +42,15 @@ import Testing
         #expect(parsed, "the failure was not served from the cache")
     }
 
+    @Test func longTargetsAreNotKept() throws {
+        let cache = ParseCache(longestTarget: 64)
+        let long = "Person?$filter=" + Array(repeating: "personID eq 1", count: 8).joined(separator: " or ")
+        _ = try cache.info(for: long) { () throws(URIError) in try parse(long) }
+        #expect(cache.count == 0)
+        _ = try cache.info(for: "Person(1)") { () throws(URIError) in try parse("Person(1)") }
+        #expect(cache.count == 1)
+    }
+
     @Test func itStaysWithinItsCapacity() throws {
         let cache = ParseCache(capacity: 8)
         for key in 1...50 {
