@@ -49,6 +49,18 @@ import Testing
                               options: "$expand=Maintenance")
     }
 
+    /// Ordering by the expanded entity's property uses the same join, paging with keyset tokens
+    /// keeps it, and a navigation path as the collection joins from its scope.
+    @Test func orderingPagingAndNavigationPaths() throws {
+        let gateway = try TestGateway { $0.defaultPageSize = 3 }
+        try expectEachAsAlone(gateway, "PersonCarMaintenance", "$orderby=Maintenance/category desc,cost&$top=10&$expand=Maintenance,PersonCar",
+                              options: "$expand=Maintenance,PersonCar")
+        try expectEachAsAlone(gateway, "Person(1)/PersonCar", "$expand=Car", options: "$expand=Car")
+        let ordered = try collection(gateway, "PersonCarMaintenance?$orderby=Maintenance/category&$top=10&$expand=Maintenance")
+        let categories = ordered.compactMap { ($0["Maintenance"] as? [String: Any])?["category"] as? String }
+        #expect(categories.count == ordered.count && categories == categories.sorted(), "\(categories)")
+    }
+
     /// A second schema: a composite foreign key, an optional end that joins to nothing (null),
     /// every simple type, and server paging of 2 with keyset tokens.
     @Test func compositeKeysMissingTargetsAndPaging() throws {
