@@ -1,4 +1,8 @@
+import CSDL
+import EDM
 import Foundation
+import ODataStore
+import ODataURI
 import Testing
 
 /// Collections that expand only single-valued navigation properties read what they expand in
@@ -59,6 +63,51 @@ import Testing
         let ordered = try collection(gateway, "PersonCarMaintenance?$orderby=Maintenance/category&$top=10&$expand=Maintenance")
         let categories = ordered.compactMap { ($0["Maintenance"] as? [String: Any])?["category"] as? String }
         #expect(categories.count == ordered.count && categories == categories.sorted(), "\(categories)")
+    }
+
+    /// Only navigations that follow a foreign key to a primary key are joined: the other end of
+    /// a one-to-zero-or-one holds the key, which SQLite does not keep unique, so a join could
+    /// repeat the source entity; that expansion is read a statement per level instead.
+    @Test func onlyForeignKeyToPrimaryKeyIsJoined() throws {
+        let edmx = """
+        <edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx">
+          <edmx:DataServices xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata" m:DataServiceVersion="1.0">
+            <Schema Namespace="Registry" xmlns="http://schemas.microsoft.com/ado/2008/09/edm" xmlns:store="urn:cardealer:storage">
+              <EntityType Name="Citizen">
+                <Key><PropertyRef Name="Id"/></Key>
+                <Property Name="Id" Type="Edm.Int32" Nullable="false"/>
+                <NavigationProperty Name="Passport" Relationship="Registry.CitizenPassport" FromRole="Citizen" ToRole="Passport"/>
+              </EntityType>
+              <EntityType Name="Passport">
+                <Key><PropertyRef Name="Number"/></Key>
+                <Property Name="Number" Type="Edm.Int32" Nullable="false"/>
+                <NavigationProperty Name="Holder" Relationship="Registry.CitizenPassport" FromRole="Passport" ToRole="Citizen"/>
+              </EntityType>
+              <Association Name="CitizenPassport">
+                <End Role="Citizen" Type="Registry.Citizen" Multiplicity="1"/>
+                <End Role="Passport" Type="Registry.Passport" Multiplicity="0..1" store:ForeignKey="citizen_id"/>
+              </Association>
+              <EntityContainer Name="Registry" m:IsDefaultEntityContainer="true">
+                <EntitySet Name="Citizens" EntityType="Registry.Citizen"/>
+                <EntitySet Name="Passports" EntityType="Registry.Passport"/>
+                <AssociationSet Name="CitizenPassport" Association="Registry.CitizenPassport">
+                  <End Role="Citizen" EntitySet="Citizens"/>
+                  <End Role="Passport" EntitySet="Passports"/>
+                </AssociationSet>
+              </EntityContainer>
+            </Schema>
+          </edmx:DataServices>
+        </edmx:Edmx>
+        """
+        let model = try ModelLoader.load(CSDLReader.read(data: Data(edmx.utf8)))
+        let citizen = try #require(model.entitySet(named: "Citizens")).entityType
+        let passport = try #require(model.entitySet(named: "Passports")).entityType
+        let toPassport = try #require(citizen.navigationProperty(named: "Passport"))
+        let toHolder = try #require(passport.navigationProperty(named: "Holder"))
+        #expect(!toPassport.isCollection && toPassport.targetHoldsForeignKey)
+        #expect(!JoinedExpansions.canJoin([ExpandNode(navigation: toPassport)]))
+        #expect(JoinedExpansions.canJoin([ExpandNode(navigation: toHolder)]))
+        #expect(!JoinedExpansions.canJoin([ExpandNode(navigation: toHolder, children: [ExpandNode(navigation: toPassport)])]))
     }
 
     /// A second schema: a composite foreign key, an optional end that joins to nothing (null),

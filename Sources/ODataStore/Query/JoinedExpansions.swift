@@ -15,9 +15,13 @@ public final class JoinedExpansions {
 
     private(set) var joins: [Join] = []
 
-    /// Whether every navigation of the tree is single-valued, so that joins can read it all.
+    /// Whether joins can read the whole tree: every navigation single-valued and followed from
+    /// the foreign key to the target's primary key, which matches one row at most. (A 0..1 end
+    /// whose target holds the key is not unique in SQLite, so a join could repeat the source.)
     public static func canJoin(_ nodes: [ExpandNode]) -> Bool {
-        nodes.allSatisfy { !$0.navigation.isCollection && canJoin($0.children) }
+        nodes.allSatisfy { node in
+            !node.navigation.isCollection && !node.navigation.targetHoldsForeignKey && canJoin(node.children)
+        }
     }
 
     /// Adds the LEFT JOINs of `nodes` (reached from the root by `path`) to `context`, and
