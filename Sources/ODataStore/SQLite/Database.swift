@@ -85,9 +85,12 @@ public final class Database {
     /// once per connection. Connections are per thread, so this needs no lock.
     private var fragmentCache: [FragmentKey: String] = [:]
 
-    /// What a cached fragment is, for one model object.
+    /// What is cached for one model object: SQL text (`cachedFragment`) or a whole statement
+    /// (`cachedStatement(for:_:_:)`).
     public enum FragmentKind: Sendable {
+        /// A type's column list.
         case selectList
+        /// A type's lookup by key.
         case selectByKey
         /// The targets of a navigation property for one source entity, and for a list of them.
         case expandOne
