@@ -104,22 +104,16 @@ extension ODataService {
                     write(row)
                     delivered += 1
                 }
-                if delivered == 0, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
-                let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false) : nil
-                let next = token.map { nextLink(context, token: $0, delivered: delivered) }
-                version = options.requiresVersion2 || next != nil ? .v2 : .v1
-                try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-                return .init(version: version, count: count, next: next)
+                let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
+                version = end.version
+                return end
             }
             return ok(body, type: "application/json;charset=utf-8", version: version)
         }
         let page = try reader.page(query)
-        if page.records.isEmpty, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
         try reader.expand(page.records, options.expand)
-        let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false) : nil
-        let next = page.nextSkipToken.map { nextLink(context, token: $0, delivered: page.records.count) }
-        let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
-        try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+        let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
+        let (count, next, version) = (end.count, end.next, end.version)
         if representation == .atom {
             let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
             let body = atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink,
@@ -128,6 +122,20 @@ extension ODataService {
         }
         let body = serializer(context, version).collectionDocument(page.records, select: options.select, count: count, next: next)
         return ok(body, type: "application/json;charset=utf-8", version: version)
+    }
+
+    /// What follows a page of entities, for both ways of writing it: a 404 when the page is
+    /// empty because its parent entity does not exist, the `$inlinecount`, the next link, and
+    /// the response version these make (checked against the client's maximum).
+    private func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: EntityReader,
+                         context: RequestContext) throws -> VerboseJSONSerializer.CollectionEnd {
+        let options = context.info.options
+        if delivered == 0, let parent = query.path.parent, try reader.single(parent) == nil { throw notFound(parent) }
+        let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false) : nil
+        let next = nextToken.map { nextLink(context, token: $0, delivered: delivered) }
+        let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
+        try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+        return .init(version: version, count: count, next: next)
     }
 
     private func readLinks(source: ResourcePath, navigation: NavigationProperty, targetKey: [EDMValue]?,

@@ -220,12 +220,10 @@ public struct EntityReader {
         }
     }
 
-    /// `t0."a", t0."b", ...`: every stored column of `type`, in stored-column order.
+    /// `SQL.columns(of:alias:)` for the root alias, built once per connection.
     private func selectList(_ type: EntityType, alias: String) -> String {
         precondition(alias == "t0", "the cached select list is for the root alias")
-        return database.cachedFragment(for: type, .selectList) {
-            type.columnNames.map { SQL.column(alias, $0) }.joined(separator: ", ")
-        }
+        return database.cachedFragment(for: type, .selectList) { SQL.columns(of: type, alias: alias) }
     }
 
     // MARK: - $expand

@@ -33,7 +33,7 @@ public final class JoinedExpansions {
             let navigationPath = path + [node.navigation]
             let alias = context.alias(for: navigationPath)
             let target = node.navigation.target
-            select += ", " + target.columnNames.map { SQL.column(alias, $0) }.joined(separator: ", ")
+            select += ", " + SQL.columns(of: target, alias: alias)
             let offset = columnCount
             columnCount += target.columnCount
             let nested = plan(node.children, from: navigationPath, context: &context, select: &select, columnCount: &columnCount)

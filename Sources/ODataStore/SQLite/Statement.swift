@@ -63,20 +63,24 @@ public final class Statement {
         sqlite3_reset(handle)
     }
 
-    public func value(at column: Int) -> SQLValue {
+    /// A column of the current row, owned (text decoded, invalid UTF-8 repaired).
+    public func value(at column: Int) -> SQLValue { storedColumn(at: column).value }
+
+    /// A column of the current row as SQLite holds it: text and blobs point into the row, and
+    /// text is not checked for UTF-8.
+    private func storedColumn(at column: Int) -> StoredColumn {
         let index = Int32(column)
         switch sqlite3_column_type(handle, index) {
         case SQLITE_NULL: return .null
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
         case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, index))
-            guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return .blob([]) }
-            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+            let start = sqlite3_column_blob(handle, index)
+            let length = Int(sqlite3_column_bytes(handle, index))
+            return .blob(UnsafeRawBufferPointer(start: length > 0 ? start : nil, count: length))
         default:
-            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, index))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            let start = sqlite3_column_text(handle, index)
+            return .text(UnsafeBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, index))))
         }
     }
 
@@ -88,28 +92,13 @@ public final class Statement {
             var repairedTexts: [UnsafeMutableBufferPointer<UInt8>] = []
             defer { repairedTexts.forEach { $0.deallocate() } }
             for column in 0..<count {
-                let index = Int32(column)
-                let stored: StoredColumn
-                switch sqlite3_column_type(handle, index) {
-                case SQLITE_NULL: stored = .null
-                case SQLITE_INTEGER: stored = .integer(sqlite3_column_int64(handle, index))
-                case SQLITE_FLOAT: stored = .real(sqlite3_column_double(handle, index))
-                case SQLITE_BLOB:
-                    let start = sqlite3_column_blob(handle, index)
-                    let length = Int(sqlite3_column_bytes(handle, index))
-                    stored = .blob(UnsafeRawBufferPointer(start: length > 0 ? start : nil, count: length))
-                default:
-                    let start = sqlite3_column_text(handle, index)
-                    let bytes = UnsafeBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, index)))
-                    if bytes.allSatisfy({ $0 < 0x80 }) {
-                        stored = .text(bytes)
-                    } else {
-                        let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
-                        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: repaired.count)
-                        _ = copy.initialize(from: repaired)
-                        repairedTexts.append(copy)
-                        stored = .text(UnsafeBufferPointer(copy))
-                    }
+                var stored = storedColumn(at: column)
+                if case .text(let bytes) = stored, !bytes.allSatisfy({ $0 < 0x80 }) {
+                    let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
+                    let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: repaired.count)
+                    _ = copy.initialize(from: repaired)
+                    repairedTexts.append(copy)
+                    stored = .text(UnsafeBufferPointer(copy))
                 }
                 columns.initializeElement(at: column, to: stored)
             }

@@ -18,6 +18,11 @@ public enum SQL {
         alias + "." + quote(column)
     }
 
+    /// `t."a", t."b", ...`: every stored column of `type`, in stored-column order.
+    public static func columns(of type: EntityType, alias: String) -> String {
+        type.columnNames.map { column(alias, $0) }.joined(separator: ", ")
+    }
+
     /// The condition linking the source row to the target row of a navigation.
     public static func joinCondition(_ navigation: NavigationProperty, sourceAlias: String, targetAlias: String) -> String {
         let fk = navigation.foreignKey
