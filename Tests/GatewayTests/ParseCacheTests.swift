@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func aRepeatedTargetIsParsedOnce() throws {
-        let cache = ParseCache()
+        let cache = ParseCache<Void>()
         var parses = 0
         let target = "Person?$filter=lastName eq 'Samson'&$top=2"
         for _ in 0..<3 {
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func aFailedParseIsNotKept() throws {
-        let cache = ParseCache()
+        let cache = ParseCache<Void>()
         let target = "Person?$top=x"
         #expect(throws: URIError.self) { try cache.info(for: target) { () throws(URIError) in try parse(target) } }
         #expect(cache.count == 0)
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func longTargetsAreNotKept() throws {
-        let cache = ParseCache(longestTarget: 64)
+        let cache = ParseCache<Void>(longestTarget: 64)
         let long = "Person?$filter=" + Array(repeating: "personID eq 1", count: 8).joined(separator: " or ")
         _ = try cache.info(for: long) { () throws(URIError) in try parse(long) }
         #expect(cache.count == 0)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func itStaysWithinItsCapacity() throws {
-        let cache = ParseCache(capacity: 8)
+        let cache = ParseCache<Void>(capacity: 8)
         for key in 1...50 {
             let target = "Person(\(key))"
             let info = try cache.info(for: target) { () throws(URIError) in try parse(target) }

@@ -31,7 +31,8 @@ public final class ODataService: @unchecked Sendable {
     let metadataXML: [UInt8]
     let entityLayouts: EntityLayouts
     private let connections: ThreadLocal<Database>
-    private let parseCaches = ThreadLocal { ParseCache() }
+    /// Each thread's parsed targets, with the SQL built for their queries.
+    private let parseCaches = ThreadLocal { ParseCache<QueryMemo>() }
 
     /// - Parameter writeGate: shared by every service over the same database file, so that
     ///   this process's writers queue on it (see `Database.transaction`).
@@ -112,9 +113,10 @@ public final class ODataService: @unchecked Sendable {
         }
         var relative = Substring(pathBytes.dropFirst(rootLength))
         if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
-        let info = try parseCaches.get().info(for: request.target) { () throws(URIError) in
+        let parsed = try parseCaches.get().entry(for: request.target, parse: { () throws(URIError) in
             try uriParser.parse(path: relative, query: request.query)
-        }
+        }, derive: { _ in QueryMemo() })
+        let info = parsed.info
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header("DataServiceVersion"),
                                                              maxDataServiceVersion: request.header("MaxDataServiceVersion"))
         var method = request.method
@@ -124,7 +126,8 @@ public final class ODataService: @unchecked Sendable {
             }
             method = tunnelled
         }
-        let context = RequestContext(request: request, info: info, serviceRoot: serviceRoot(for: request), maxVersion: maxVersion)
+        let context = RequestContext(request: request, info: info, queryMemo: parsed.derived,
+                                     serviceRoot: serviceRoot(for: request), maxVersion: maxVersion)
         return (context, method)
     }
 
@@ -166,6 +169,8 @@ public final class ODataService: @unchecked Sendable {
 struct RequestContext {
     let request: HTTPRequest
     let info: UriInfo
+    /// The SQL of the target's queries, kept with its parse for the next request like it.
+    let queryMemo: QueryMemo
     let serviceRoot: String
     /// The request's MaxDataServiceVersion (major), 2 when it sent none.
     let maxVersion: Int

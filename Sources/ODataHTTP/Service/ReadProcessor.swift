@@ -77,7 +77,7 @@ extension ODataService {
             let reader = EntityReader(database: try database())
             if path.segments.count > 1, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
             let query = EntityQuery(path: path, options: options, pageSize: nil)
-            let count = try reader.count(query, applyTopSkip: true)
+            let count = try reader.count(query, applyTopSkip: true, memo: context.queryMemo)
             return ok(Array(String(count).utf8), type: "text/plain;charset=utf-8", version: .v2)
 
         case .links(let source, let navigation, let targetKey):
@@ -100,7 +100,7 @@ extension ODataService {
             // The serializer's version shapes only expanded collections, of which there are none here.
             let body = try serializer(context, .v2).collectionDocument(select: options.select) { write in
                 var delivered = 0
-                let token = try reader.forEachRow(query) { row in
+                let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
                     write(row)
                     delivered += 1
                 }
@@ -110,7 +110,7 @@ extension ODataService {
             }
             return ok(body, type: "application/json;charset=utf-8", version: version)
         }
-        let page = try reader.page(query)
+        let page = try reader.page(query, memo: context.queryMemo)
         try reader.expand(page.records, options.expand)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
         let (count, next, version) = (end.count, end.next, end.version)
@@ -131,7 +131,7 @@ extension ODataService {
                          context: RequestContext) throws -> VerboseJSONSerializer.CollectionEnd {
         let options = context.info.options
         if delivered == 0, let parent = query.path.parent, try reader.single(parent) == nil { throw notFound(parent) }
-        let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false) : nil
+        let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false, memo: context.queryMemo) : nil
         let next = nextToken.map { nextLink(context, token: $0, delivered: delivered) }
         let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
         try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)

@@ -10,17 +10,21 @@ public struct EntityReader {
 
     // MARK: - Entities of a path
 
-    public func page(_ query: EntityQuery) throws -> EntityPage {
+    /// - Parameter memo: where the SQL of this query is kept for the next request with the same
+    ///   target (see `QueryMemo`); nil builds it afresh.
+    public func page(_ query: EntityQuery, memo: QueryMemo? = nil) throws -> EntityPage {
         var records: [EntityRecord] = []
-        let next = try forEachRow(query) { row in records.append(row.record) }
+        let next = try forEachRow(query, memo: memo) { row in records.append(row.record) }
         return EntityPage(records: records, nextSkipToken: next)
     }
 
     /// Lends each entity of the page to `body`, in order and in place (see `EntityRow`), and
     /// returns the skip token of the next page when the server page size cut the result.
-    public func forEachRow(_ query: EntityQuery, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
-        let (statement, pageLimit, joined, rowWidth) = try pageStatement(query)
+    public func forEachRow(_ query: EntityQuery, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
+        let plan = pagePlan(query, memo: memo)
+        let statement = try plan.built.boundStatement(in: database)
         defer { statement.reset() }
+        let (pageLimit, joined, rowWidth) = (plan.pageLimit, plan.joined, plan.rowWidth)
         let type = query.path.targetType
         let columnCount = type.columnCount
         // Taken out of `query` once: the row closure below would otherwise copy the whole
@@ -43,11 +47,19 @@ public struct EntityReader {
         return nil
     }
 
-    /// The page's statement, bound, and the page size when the server cuts the result (the
+    /// The page's plan, from `memo` when it holds one for this query's shape.
+    private func pagePlan(_ query: EntityQuery, memo: QueryMemo?) -> PagePlan {
+        let shape = QueryShape(query)
+        if let plan = memo?.page, plan.built.shape == shape { return plan }
+        let plan = buildPagePlan(query, shape: shape)
+        memo?.page = plan
+        return plan
+    }
+
+    /// The page's SQL and parameters, and the page size when the server cuts the result (the
     /// statement reads one row past the page to learn whether there is more); the entities
     /// joined to each row, and the number of columns up to the last of them.
-    private func pageStatement(_ query: EntityQuery) throws
-        -> (Statement, pageLimit: Int?, joined: JoinedExpansions?, rowWidth: Int) {
+    private func buildPagePlan(_ query: EntityQuery, shape: QueryShape) -> PagePlan {
         let type = query.path.targetType
         var context = SQLBuildContext()
         var select = selectList(type, alias: context.rootAlias)
@@ -99,9 +111,8 @@ public struct EntityReader {
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         sql += tail
 
-        let statement = try database.cachedStatement(sql)
-        try statement.bind(context.parameters + tailParameters)
-        return (statement, pageLimit, joined, rowWidth)
+        let built = BuiltSQL(sql: sql, parameters: context.parameters + tailParameters, shape: shape)
+        return PagePlan(built: built, pageLimit: pageLimit, joined: joined, rowWidth: rowWidth)
     }
 
     /// The first entity the path addresses, or nil.
@@ -138,7 +149,20 @@ public struct EntityReader {
 
     /// The number of entities the query addresses, ignoring paging (for `$count` and `$inlinecount`).
     /// `$top` and `$skip` apply when `applyTopSkip` is set, as for the `$count` segment.
-    public func count(_ query: EntityQuery, applyTopSkip: Bool) throws -> Int {
+    public func count(_ query: EntityQuery, applyTopSkip: Bool, memo: QueryMemo? = nil) throws -> Int {
+        let shape = QueryShape(query)
+        var built = applyTopSkip ? memo?.countWithTopSkip : memo?.count
+        if built?.shape != shape {
+            built = buildCount(query, applyTopSkip: applyTopSkip, shape: shape)
+            if applyTopSkip { memo?.countWithTopSkip = built } else { memo?.count = built }
+        }
+        let statement = try built!.boundStatement(in: database)
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let n) = statement.value(at: 0) else { return 0 }
+        return Int(n)
+    }
+
+    private func buildCount(_ query: EntityQuery, applyTopSkip: Bool, shape: QueryShape) -> BuiltSQL {
         let type = query.path.targetType
         var context = SQLBuildContext()
         let conditions = whereConditions(query, in: &context)
@@ -151,9 +175,7 @@ public struct EntityReader {
             parameters.append(.integer(Int64(query.top ?? -1)))
             parameters.append(.integer(Int64(query.skip ?? 0)))
         }
-        let rows = try database.cachedStatement("SELECT count(*) FROM (" + inner + ")").rows(parameters)
-        if case .integer(let n)? = rows.first?.first { return Int(n) }
-        return 0
+        return BuiltSQL(sql: "SELECT count(*) FROM (" + inner + ")", parameters: parameters, shape: shape)
     }
 
     private func whereConditions(_ query: EntityQuery, in context: inout SQLBuildContext) -> [String] {

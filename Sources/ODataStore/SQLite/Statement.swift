@@ -19,6 +19,12 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// Whether this statement was prepared on `database`'s connection (asked of SQLite, not of
+    /// the unowned back-reference, so it is safe whatever became of the statement's connection).
+    func belongs(to database: Database) -> Bool {
+        sqlite3_db_handle(handle) == database.handle
+    }
+
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// Clears earlier bindings and binds `values` to the statement's `?` parameters in order.
