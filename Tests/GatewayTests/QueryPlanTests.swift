@@ -44,8 +44,36 @@ import Testing
                 #expect(page.records.count == top)
                 try reader.expand(page.records, options.expand)
             }
-            // Person, PersonCar, Car, PersonCarMaintenance, Maintenance.
-            #expect(sql.count == 5, "top \(top): \(sql)")
+            // Person, PersonCar, Car, and PersonCarMaintenance joined with its Maintenance.
+            #expect(sql.count == 4, "top \(top): \(sql)")
+        }
+    }
+
+    /// Single-valued expansions below a level come in that level's statement, by LEFT JOIN.
+    @Test func singleValuedExpansionsBelowALevelAreJoinedIntoIt() throws {
+        let reader = EntityReader(database: database)
+        for target in ["Person(1)?$expand=PersonCar,PersonCar/Car", "Person?$top=5&$expand=PersonCar/Car"] {
+            let (path, options) = try path(target)
+            var records: [EntityRecord] = []
+            let sql = try statements {
+                records = try reader.page(EntityQuery(path: path, options: options, pageSize: nil)).records
+                try reader.expand(records, options.expand)
+            }
+            #expect(sql.count == 2, "\(target): \(sql)")
+            #expect(sql.last?.contains("LEFT JOIN \"Car\"") == true, "\(target): \(sql)")
+            let toCar = try #require(gateway.model.entitySet(named: "PersonCar")?.entityType.navigationProperty(named: "Car"))
+            let personCars = records.flatMap { record -> [EntityRecord] in
+                guard case .collection(let related)? = record.expansion(of: record.type.navigationProperty(named: "PersonCar")!) else { return [] }
+                return related
+            }
+            #expect(!personCars.isEmpty)
+            for record in personCars {
+                guard case .single(let car?)? = record.expansion(of: toCar) else {
+                    Issue.record("\(target): a PersonCar without its Car")
+                    continue
+                }
+                #expect(car.keyColumnValues == toCar.foreignKey.columnIndexes.map { record.values[$0] }, "the Car its foreign key names")
+            }
         }
     }
 

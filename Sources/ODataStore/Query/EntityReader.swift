@@ -250,19 +250,24 @@ public struct EntityReader {
 
     // MARK: - $expand
 
-    /// Attaches the related entities named by `nodes` to `records`: one query per node and level.
+    /// Attaches the related entities named by `nodes` to `records`: one query per node and
+    /// level, except that single-valued expansions below a node are joined into its query.
     public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode]) throws {
         guard !records.isEmpty else { return }
         for node in nodes {
-            let children = try expand(records, along: node.navigation)
-            if !node.children.isEmpty {
+            // `Person(1)?$expand=PersonCar/Car`: each PersonCar row brings its Car along.
+            let joinsChildren = !node.children.isEmpty && JoinedExpansions.canJoin(node.children)
+            let children = try expand(records, along: node.navigation, joining: joinsChildren ? node.children : [])
+            if !node.children.isEmpty && !joinsChildren {
                 try expand(children, node.children)
             }
         }
     }
 
-    /// Reads the targets of `nav` for every record, attaches them, and returns the distinct targets.
-    private func expand(_ records: [EntityRecord], along nav: NavigationProperty) throws -> [EntityRecord] {
+    /// Reads the targets of `nav` for every record, with the single-valued expansions `joining`
+    /// attached to each, attaches them, and returns the distinct targets.
+    private func expand(_ records: [EntityRecord], along nav: NavigationProperty,
+                        joining: [ExpandNode]) throws -> [EntityRecord] {
         let target = nav.target
         let fk = nav.foreignKey
         let principalKeyIndexes = nav.association.principal.keyProperties.map(\.columnIndex)
@@ -293,10 +298,15 @@ public struct EntityReader {
             // One source entity (`Person(7)?$expand=...`) is an indexed lookup by equality;
             // many are a key list. Either statement is built once per connection.
             let single = tuples.count == 1
-            let statement = try database.cachedStatement(for: nav, single ? .expandOne : .expandMany) {
-                let alias = "t0"
-                return "SELECT " + selectList(target, alias: alias)
-                    + " FROM " + SQL.quote(target.tableName) + " AS " + alias
+            var rowWidth = target.columnCount
+            let joined = joining.isEmpty ? nil : JoinedExpansions.layout(joining, columnCount: &rowWidth)
+            let statement = try database.cachedStatement(for: nav, .expand(single: single, joining: joined?.signature ?? "")) {
+                var context = SQLBuildContext()
+                let alias = context.rootAlias
+                var select = selectList(target, alias: alias)
+                joined?.addSQL(context: &context, select: &select)
+                return "SELECT " + select + " FROM " + SQL.quote(target.tableName) + " AS " + alias
+                    + context.joins.map { " " + $0 }.joined()
                     + " WHERE " + (single ? KeyList.equality(columns: targetColumns, alias: alias)
                                           : KeyList.membership(columns: targetColumns, alias: alias))
                     + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
@@ -304,7 +314,8 @@ public struct EntityReader {
             try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [.text(KeyList.json(tuples))])
             defer { statement.reset() }
             while try statement.step() {
-                let child = EntityRecord(type: target, row: statement)
+                let child = joined == nil ? EntityRecord(type: target, row: statement)
+                    : statement.withColumns(rowWidth) { EntityRow(type: target, columns: $0, joined: joined).recordWithJoinedExpansions }
                 children.append(child)
                 if let key = LinkKey(child, targetIndexes) { byLink[key, default: []].append(child) }
             }

@@ -41,4 +41,14 @@ public struct EntityRow: EntityColumns {
     var record: EntityRecord {
         EntityRecord(type: type, values: columns[offset..<offset + type.columnCount].map(\.value))
     }
+
+    /// `record`, with an owned copy of each entity joined to it attached as its expansion.
+    var recordWithJoinedExpansions: EntityRecord {
+        let record = self.record
+        for join in joined?.joins ?? [] {
+            guard case .single(let related)? = expansion(of: join.navigation) else { continue }
+            record.setExpansion(.single(related?.recordWithJoinedExpansions), of: join.navigation)
+        }
+        return record
+    }
 }

@@ -24,22 +24,44 @@ public final class JoinedExpansions {
         }
     }
 
+    /// Where the columns of `nodes` and of what they expand sit in a row that already holds
+    /// `columnCount` columns: each entity's columns, then those of what it expands, depth first.
+    static func layout(_ nodes: [ExpandNode], columnCount: inout Int) -> JoinedExpansions {
+        let laidOut = JoinedExpansions()
+        for node in nodes {
+            let offset = columnCount
+            columnCount += node.navigation.target.columnCount
+            let nested = layout(node.children, columnCount: &columnCount)
+            laidOut.joins.append(Join(navigation: node.navigation, offset: offset, nested: nested))
+        }
+        return laidOut
+    }
+
     /// Adds the LEFT JOINs of `nodes` (reached from the root by `path`) to `context`, and
     /// their columns to `select`, which holds `columnCount` columns so far.
-    static func plan(_ nodes: [ExpandNode], from path: [NavigationProperty] = [], context: inout SQLBuildContext,
+    static func plan(_ nodes: [ExpandNode], context: inout SQLBuildContext,
                      select: inout String, columnCount: inout Int) -> JoinedExpansions {
-        let planned = JoinedExpansions()
-        for node in nodes {
-            let navigationPath = path + [node.navigation]
-            let alias = context.alias(for: navigationPath)
-            let target = node.navigation.target
-            select += ", " + SQL.columns(of: target, alias: alias)
-            let offset = columnCount
-            columnCount += target.columnCount
-            let nested = plan(node.children, from: navigationPath, context: &context, select: &select, columnCount: &columnCount)
-            planned.joins.append(Join(navigation: node.navigation, offset: offset, nested: nested))
-        }
+        let planned = layout(nodes, columnCount: &columnCount)
+        planned.addSQL(context: &context, select: &select)
         return planned
+    }
+
+    /// The joins and the selected columns, in the order `layout` placed them.
+    func addSQL(from path: [NavigationProperty] = [], context: inout SQLBuildContext, select: inout String) {
+        for join in joins {
+            let navigationPath = path + [join.navigation]
+            let alias = context.alias(for: navigationPath)
+            select += ", " + SQL.columns(of: join.navigation.target, alias: alias)
+            join.nested.addSQL(from: navigationPath, context: &context, select: &select)
+        }
+    }
+
+    /// The joined tree as text (`Car,Owner(Address)`): with the navigation it starts from, it
+    /// identifies a statement.
+    var signature: String {
+        joins.map { join in
+            join.nested.joins.isEmpty ? join.navigation.name : join.navigation.name + "(" + join.nested.signature + ")"
+        }.joined(separator: ",")
     }
 
     func join(for navigation: NavigationProperty) -> Join? {

@@ -87,14 +87,15 @@ public final class Database {
 
     /// What is cached for one model object: SQL text (`cachedFragment`) or a whole statement
     /// (`cachedStatement(for:_:_:)`).
-    public enum FragmentKind: Sendable {
+    public enum FragmentKind: Hashable, Sendable {
         /// A type's column list.
         case selectList
         /// A type's lookup by key.
         case selectByKey
-        /// The targets of a navigation property for one source entity, and for a list of them.
-        case expandOne
-        case expandMany
+        /// The targets of a navigation property for one source entity (`single`) or for a list
+        /// of them, with the single-valued expansions below them that their statement joins
+        /// (`JoinedExpansions.signature`; empty when none).
+        case expand(single: Bool, joining: String)
     }
 
     private struct FragmentKey: Hashable {
