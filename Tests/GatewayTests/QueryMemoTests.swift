@@ -69,17 +69,18 @@ import Testing
         #expect(try reader.page(services, memo: memo).records.map(\.values) == plain)
     }
 
-    /// The memo holds its statement weakly: one the connection's cache let go is prepared again.
-    @Test func aStatementTheConnectionDroppedIsPreparedAgain() throws {
+    /// A statement the connection's cache let go stays the memo's, and keeps answering.
+    @Test func aStatementTheConnectionDroppedStillServesTheMemo() throws {
         let database = try gateway.openDatabase()
         let reader = EntityReader(database: database)
         let memo = QueryMemo()
         let (people, _) = try query("Person?$orderby=lastName&$top=3")
         let first = try lastNames(reader, people, memo: memo)
+        let statement = try #require(memo.page?.built.statement)
         for n in 0..<300 { _ = try database.cachedStatement("SELECT \(n)").rows() }
-        #expect(memo.page?.built.statement == nil, "the connection's statement cache started over")
+        #expect(try database.cachedStatement(statement.sql) !== statement, "the connection's statement cache started over")
         #expect(try lastNames(reader, people, memo: memo) == first)
-        #expect(memo.page?.built.statement != nil)
+        #expect(memo.page?.built.statement === statement)
     }
 
     /// Over HTTP, the same target alternates JSON (joined) and Atom (a statement per level)
