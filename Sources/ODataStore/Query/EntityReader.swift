@@ -33,15 +33,14 @@ public struct EntityReader {
         var delivered = 0
         // The position of the page's last entity, taken while the statement still sits on it.
         var lastPosition: [EDMValue]?
+        var buffer = RowBuffer(width: rowWidth)
         while try statement.step() {
             if let pageLimit, delivered == pageLimit { return lastPosition }
-            try statement.withColumns(rowWidth) { columns in
-                let row = EntityRow(type: type, columns: columns, joined: joined)
-                try body(row)
-                delivered += 1
-                if delivered == pageLimit {
-                    lastPosition = (0..<orderByCount).map { EntityReader.tokenValue(statement.value(at: columnCount + $0)) } + row.keyValues
-                }
+            let row = EntityRow(type: type, columns: buffer.read(statement), joined: joined)
+            try body(row)
+            delivered += 1
+            if delivered == pageLimit {
+                lastPosition = (0..<orderByCount).map { EntityReader.tokenValue(statement.value(at: columnCount + $0)) } + row.keyValues
             }
         }
         return nil

@@ -74,7 +74,7 @@ public final class Statement {
 
     /// A column of the current row as SQLite holds it: text and blobs point into the row, and
     /// text is not checked for UTF-8.
-    private func storedColumn(at column: Int) -> StoredColumn {
+    func storedColumn(at column: Int) -> StoredColumn {
         let index = Int32(column)
         switch sqlite3_column_type(handle, index) {
         case SQLITE_NULL: return .null
@@ -90,27 +90,10 @@ public final class Statement {
         }
     }
 
-    /// Lends the first `count` columns of the current row to `body`, each read once and none
-    /// copied: text and blobs point into SQLite's row, valid until the statement steps again.
-    /// Text that is not valid UTF-8 is lent repaired, exactly as `value(at:)` returns it.
+    /// Lends the first `count` columns of the current row to `body` (see `RowBuffer.read`).
     public func withColumns<Result>(_ count: Int, _ body: (UnsafeBufferPointer<StoredColumn>) throws -> Result) rethrows -> Result {
-        try withUnsafeTemporaryAllocation(of: StoredColumn.self, capacity: count) { columns in
-            var repairedTexts: [UnsafeMutableBufferPointer<UInt8>] = []
-            defer { repairedTexts.forEach { $0.deallocate() } }
-            for column in 0..<count {
-                var stored = storedColumn(at: column)
-                if case .text(let bytes) = stored, !bytes.allSatisfy({ $0 < 0x80 }) {
-                    let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
-                    let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: repaired.count)
-                    _ = copy.initialize(from: repaired)
-                    repairedTexts.append(copy)
-                    stored = .text(UnsafeBufferPointer(copy))
-                }
-                columns.initializeElement(at: column, to: stored)
-            }
-            // StoredColumn holds no references, so the columns need no deinitialization.
-            return try body(UnsafeBufferPointer(columns))
-        }
+        var buffer = RowBuffer(width: count)
+        return try body(buffer.read(self))
     }
 
     /// Runs the statement and returns every row, each as its column values.

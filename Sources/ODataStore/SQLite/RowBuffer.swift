@@ -1,0 +1,41 @@
+/// Room for the columns of one row, filled from a statement's current row and reused for the
+/// next. A page's loop allocates it once, and reading a row into it calls no closure: the
+/// references a per-row closure captured cost an atomic retain and release each, every row.
+struct RowBuffer: ~Copyable {
+    private let columns: UnsafeMutableBufferPointer<StoredColumn>
+    /// Copies of text that was not valid UTF-8, owned until the next read.
+    private var repairedTexts: [UnsafeMutableBufferPointer<UInt8>] = []
+
+    init(width: Int) {
+        columns = .allocate(capacity: width)
+    }
+
+    deinit {
+        repairedTexts.forEach { $0.deallocate() }
+        columns.deallocate()
+    }
+
+    /// The first `width` columns of `statement`'s current row, each read once and none copied:
+    /// text and blobs point into SQLite's row, valid until the statement steps again or the
+    /// next read. Text that is not valid UTF-8 is lent repaired, exactly as
+    /// `Statement.value(at:)` returns it.
+    mutating func read(_ statement: Statement) -> UnsafeBufferPointer<StoredColumn> {
+        if !repairedTexts.isEmpty {
+            repairedTexts.forEach { $0.deallocate() }
+            repairedTexts.removeAll(keepingCapacity: true)
+        }
+        for column in columns.indices {
+            var stored = statement.storedColumn(at: column)
+            if case .text(let bytes) = stored, !bytes.allSatisfy({ $0 < 0x80 }) {
+                let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
+                let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: repaired.count)
+                _ = copy.initialize(from: repaired)
+                repairedTexts.append(copy)
+                stored = .text(UnsafeBufferPointer(copy))
+            }
+            // StoredColumn holds no references: overwriting one needs no deinitialization.
+            columns.initializeElement(at: column, to: stored)
+        }
+        return UnsafeBufferPointer(columns)
+    }
+}
