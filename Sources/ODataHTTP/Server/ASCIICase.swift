@@ -17,15 +17,22 @@ enum ASCIICase {
 
     static func equalIgnoringCase(_ left: String, _ right: String) -> Bool {
         guard left.utf8.count == right.utf8.count else { return false }
-        var left = left, right = right
-        return left.withUTF8 { left in
-            right.withUTF8 { right in
-                for index in left.indices {
-                    let a = left[index], b = right[index]
-                    guard a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z")) else { return false }
-                }
-                return true
-            }
+        // Read in place: `withUTF8` on a `var` copy cost a retain and release of each string.
+        if let equal = left.utf8.withContiguousStorageIfAvailable({ left in
+            right.utf8.withContiguousStorageIfAvailable { right in equalIgnoringCase(left, right) }
+        }), let equal {
+            return equal
         }
+        // Bridged or small strings without contiguous UTF-8 storage.
+        let leftBytes = Array(left.utf8), rightBytes = Array(right.utf8)
+        return leftBytes.withUnsafeBufferPointer { left in rightBytes.withUnsafeBufferPointer { right in equalIgnoringCase(left, right) } }
+    }
+
+    private static func equalIgnoringCase(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in left.indices {
+            let a = left[index], b = right[index]
+            guard a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z")) else { return false }
+        }
+        return true
     }
 }

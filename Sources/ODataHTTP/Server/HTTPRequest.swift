@@ -23,7 +23,12 @@ public struct HTTPRequest: Sendable {
 
     /// The first value of the field `name` (any case).
     public func header(_ name: String) -> String? {
-        headerFields.first { ASCIICase.equalIgnoringCase($0.name, name) }?.value
+        // By index: `first(where:)` copied each (name, value) tuple through the generic tuple
+        // witnesses, a retain and release per string, on every lookup of every request.
+        for index in headerFields.indices where ASCIICase.equalIgnoringCase(headerFields[index].name, name) {
+            return headerFields[index].value
+        }
+        return nil
     }
 
     /// The path part of the target (before `?`).

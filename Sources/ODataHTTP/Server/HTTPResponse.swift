@@ -15,6 +15,10 @@ public struct HTTPResponse: Sendable {
     }
 
     public func header(_ name: String) -> String? {
-        headers.first { ASCIICase.equalIgnoringCase($0.0, name) }?.1
+        // By index, as `HTTPRequest.header` does.
+        for index in headers.indices where ASCIICase.equalIgnoringCase(headers[index].0, name) {
+            return headers[index].1
+        }
+        return nil
     }
 }
