@@ -14,6 +14,9 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     // `@exclusivity(unchecked)` spares the runtime exclusivity check on every read of them.
     @exclusivity(unchecked) public internal(set) var hiddenColumns: [HiddenColumn] = []
     @exclusivity(unchecked) public internal(set) var navigationProperties: [NavigationProperty] = []
+    /// Its position in `EntityModel.entityTypes`: what is kept per type can sit in an array
+    /// and be found without hashing.
+    @exclusivity(unchecked) public internal(set) var index = 0
     /// The one entity set whose entities are of this type. Unowned(unsafe) like every
     /// back-reference in the model: the `EntityModel` owns all its elements, and a weak or
     /// checked reference would cost atomic reference counting, shared by all worker threads,

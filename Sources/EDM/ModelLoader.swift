@@ -42,6 +42,7 @@ public enum ModelLoader {
                 }
                 let type = try makeEntityType(csdl, namespace: schema.namespace)
                 if typesByName[type.qualifiedName] != nil { throw ModelError("EntityType \(type.qualifiedName) is declared twice") }
+                type.index = types.count
                 types.append(type)
                 typesByName[type.qualifiedName] = type
                 csdlTypes[type.qualifiedName] = csdl

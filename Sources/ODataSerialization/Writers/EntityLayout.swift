@@ -58,16 +58,17 @@ final class EntityLayout: @unchecked Sendable {
 
 /// The layouts of every entity type of a model.
 public final class EntityLayouts: @unchecked Sendable {
-    private let layouts: [ObjectIdentifier: EntityLayout]
+    /// By `EntityType.index`, with the type each was built for.
+    private let layouts: [(type: ObjectIdentifier, layout: EntityLayout)]
 
     public init(model: EntityModel) {
-        var layouts: [ObjectIdentifier: EntityLayout] = [:]
-        for type in model.entityTypes { layouts[ObjectIdentifier(type)] = EntityLayout(type) }
-        self.layouts = layouts
+        layouts = model.entityTypes.map { (ObjectIdentifier($0), EntityLayout($0)) }
     }
 
     func layout(for type: EntityType) -> EntityLayout {
-        // Types come from the model the layouts were built from.
-        layouts[ObjectIdentifier(type)] ?? EntityLayout(type)
+        // Types come from the model the layouts were built from; one from another model gets
+        // a layout of its own.
+        if type.index < layouts.count, layouts[type.index].type == ObjectIdentifier(type) { return layouts[type.index].layout }
+        return EntityLayout(type)
     }
 }
