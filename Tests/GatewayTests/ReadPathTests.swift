@@ -62,6 +62,21 @@ import Testing
         #expect(shared.values.contains { $0 > 1 }, "the seed data has services that share a maintenance item")
     }
 
+    /// Each response's URIs are below the root the client named in its Host header, however
+    /// requests with different hosts follow one another on the server's threads.
+    @Test func uRIsFollowTheHostHeaderOfEachRequest() throws {
+        for host in ["a.example:8080", "b.example", "a.example:8080", "[::1]:9000", "b.example"] {
+            let headers = ["Accept": "application/json", "Host": host]
+            let entity = try gateway.request("GET", "Person(1)", headers: headers)
+            let uri = try #require(((try entity.d() as? [String: Any])?["__metadata"] as? [String: Any])?["uri"] as? String)
+            #expect(uri == "http://\(host)/CarDealer.svc/Person(1)")
+            let page = try gateway.request("GET", "Person?$top=1&$inlinecount=allpages", headers: headers)
+            let first = try #require(((try page.d() as? [String: Any])?["results"] as? [[String: Any]])?.first)
+            let deferred = (first["PersonCar"] as? [String: Any])?["__deferred"] as? [String: Any]
+            #expect(deferred?["uri"] as? String == "http://\(host)/CarDealer.svc/Person(1)/PersonCar")
+        }
+    }
+
     @Test func theETagHeaderMatchesTheMetadataInCollections() throws {
         let single = try entities("Person(2)", without: "PersonCar")
         let listed = try entities("Person?$filter=personID eq 2", without: "PersonCar")

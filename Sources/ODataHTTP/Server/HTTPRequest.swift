@@ -13,7 +13,15 @@ public struct HTTPRequest: Sendable {
         self.target = target
         self.headerFields = headerFields
         self.body = body
-        queryMark = target.utf8.firstIndex(of: UInt8(ascii: "?"))
+        queryMark = HTTPRequest.queryMark(in: target)
+    }
+
+    /// Where `?` is in `target`, searched in the string's own bytes: the generic UTF-8 view
+    /// search cost more than the rest of building the request.
+    private static func queryMark(in target: String) -> String.Index? {
+        let offset = target.utf8.withContiguousStorageIfAvailable { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
+            ?? target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target.utf8.distance(from: target.startIndex, to: $0) }
+        return offset.map { target.utf8.index(target.startIndex, offsetBy: $0) }
     }
 
     public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {

@@ -114,7 +114,11 @@ private final class RequestState {
     var body: [UInt8] = []
     var tooLarge = false
 
-    init(target: String) { self.target = target }
+    init(target: String) {
+        self.target = target
+        // Room for a usual request's fields, so that collecting them allocates once.
+        headerFields.reserveCapacity(12)
+    }
 }
 
 /// Called first for every request, with the raw target before libmicrohttpd decodes it; the
@@ -146,8 +150,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
     if !state.started {
         state.started = true
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
-        let request = HTTPRequest(method: "$TOO_LARGE", target: state.target, headerFields: state.headerFields)
-        if let length = request.header("content-length").flatMap(Int.init), length > server.configuration.maxBodySize {
+        // Names are stored lower-cased.
+        if let length = state.headerFields.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }),
+           length > server.configuration.maxBodySize {
+            let request = HTTPRequest(method: "$TOO_LARGE", target: state.target, headerFields: state.headerFields)
             return server.respond(connection, server.handler(request))
         }
         return MHD_Result.YES

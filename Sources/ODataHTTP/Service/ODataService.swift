@@ -33,6 +33,8 @@ public final class ODataService: @unchecked Sendable {
     private let connections: ThreadLocal<Database>
     /// Each thread's parsed targets, with the SQL built for their queries.
     private let parseCaches = ThreadLocal { ParseCache<QueryMemo>() }
+    /// Each thread's last service root, by the Host header it came from.
+    private let serviceRoots = ThreadLocal { ServiceRootCache() }
 
     /// - Parameter writeGate: shared by every service over the same database file, so that
     ///   this process's writers queue on it (see `Database.transaction`).
@@ -127,20 +129,25 @@ public final class ODataService: @unchecked Sendable {
             method = tunnelled
         }
         let context = RequestContext(request: request, info: info, queryMemo: parsed.derived,
-                                     serviceRoot: serviceRoot(for: request), maxVersion: maxVersion)
+                                     uris: try entityURIs(for: request), maxVersion: maxVersion)
         return (context, method)
     }
 
     /// `http://host/CarDealer.svc/`, from the Host header the client used.
     func serviceRoot(for request: HTTPRequest) -> String {
         let host = request.header("Host").flatMap { $0.isEmpty ? nil : $0 } ?? configuration.fallbackHost
-        // One allocation rather than one per concatenation: this runs on every request.
-        var root = "http://"
-        root.reserveCapacity(root.utf8.count + host.utf8.count + configuration.rootPath.utf8.count + 1)
-        root += host
-        root += configuration.rootPath
-        root += "/"
-        return root
+        return "http://" + host + configuration.rootPath + "/"
+    }
+
+    /// The URIs below the request's service root. A thread's requests nearly always name the
+    /// same host, so its last root is kept, escaped for JSON, rather than built per request.
+    private func entityURIs(for request: HTTPRequest) throws -> EntityURIs {
+        let cache = try serviceRoots.get()
+        let host = request.header("Host")
+        if let uris = cache.uris, cache.host == host { return uris }
+        let uris = EntityURIs(serviceRoot: serviceRoot(for: request))
+        (cache.host, cache.uris) = (host, uris)
+        return uris
     }
 
     func errorResponse(_ error: ServiceError, request: HTTPRequest) -> HTTPResponse {
@@ -171,11 +178,18 @@ struct RequestContext {
     let info: UriInfo
     /// The SQL of the target's queries, kept with its parse for the next request like it.
     let queryMemo: QueryMemo
-    let serviceRoot: String
+    /// URIs below the service root the client used.
+    let uris: EntityURIs
     /// The request's MaxDataServiceVersion (major), 2 when it sent none.
     let maxVersion: Int
 
-    var uris: EntityURIs { EntityURIs(serviceRoot: serviceRoot) }
+    var serviceRoot: String { uris.serviceRoot }
+}
+
+/// One thread's last service root (`ODataService.entityURIs(for:)`).
+final class ServiceRootCache {
+    var host: String?
+    var uris: EntityURIs?
 }
 
 extension Substring {

@@ -212,12 +212,15 @@ extension ODataService {
     }
 
     func ok(_ body: [UInt8], type: String, version: ResponseVersion, extra: [(String, String)] = []) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [
-            ("Content-Type", type),
-            ("DataServiceVersion", version.headerValue),
-            ("Cache-Control", "no-cache"),
-            ("X-Content-Type-Options", "nosniff"),
-        ] + extra, body: body)
+        // One array of the right size, not a literal and then a concatenation.
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(4 + extra.count)
+        headers.append(("Content-Type", type))
+        headers.append(("DataServiceVersion", version.headerValue))
+        headers.append(("Cache-Control", "no-cache"))
+        headers.append(("X-Content-Type-Options", "nosniff"))
+        headers.append(contentsOf: extra)
+        return HTTPResponse(status: 200, headers: headers, body: body)
     }
 }
 

@@ -6,9 +6,15 @@ import ODataURI
 public struct EntityURIs: Sendable {
     /// The service root with a trailing slash, e.g. `http://host/CarDealer.svc/`.
     public let serviceRoot: String
+    /// `serviceRoot` as JSON string content, escaped once for every entity URI written below it.
+    let serviceRootJSON: [UInt8]
 
     public init(serviceRoot: String) {
         self.serviceRoot = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
+        var escaped = JSONWriter(capacity: self.serviceRoot.utf8.count + 8)
+        var root = self.serviceRoot
+        root.withUTF8 { escaped.appendEscaped($0) }
+        serviceRootJSON = escaped.bytes
     }
 
     /// `Set(key)` relative to the root.

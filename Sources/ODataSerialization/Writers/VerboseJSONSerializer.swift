@@ -10,8 +10,6 @@ public struct VerboseJSONSerializer {
     /// Whether entities carry their ETag (`EntityTag`) in `__metadata`.
     public let writesETags: Bool
 
-    /// The service root as JSON string content, escaped once per response.
-    private let rootJSON: [UInt8]
     private let layouts: EntityLayouts
 
     public init(uris: EntityURIs, version: ResponseVersion, layouts: EntityLayouts, writesETags: Bool = false) {
@@ -19,11 +17,10 @@ public struct VerboseJSONSerializer {
         self.version = version
         self.layouts = layouts
         self.writesETags = writesETags
-        var escaped = JSONWriter(capacity: uris.serviceRoot.utf8.count + 8)
-        var root = uris.serviceRoot
-        root.withUTF8 { escaped.appendEscaped($0) }
-        rootJSON = escaped.bytes
     }
+
+    /// The service root as JSON string content.
+    private var rootJSON: [UInt8] { uris.serviceRootJSON }
 
     /// `"<root><Set(key)>"`: the key predicate is percent-encoded, so it needs no JSON escape.
     private func writeURI(_ relative: String, into json: inout JSONWriter) {

@@ -58,8 +58,9 @@ enum RawHTTPClient {
         }
         guard connected == 0 else { throw TestFailure("cannot connect to port \(port)") }
 
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\nConnection: close\r\n"
         var allHeaders = headers
+        if !allHeaders.keys.contains(where: { $0.lowercased() == "host" }) { allHeaders["Host"] = "127.0.0.1:\(port)" }
         if !body.isEmpty || ["POST", "PUT", "MERGE", "PATCH"].contains(method) { allHeaders["Content-Length"] = String(body.count) }
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
