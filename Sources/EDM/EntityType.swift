@@ -15,8 +15,9 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     @exclusivity(unchecked) public internal(set) var hiddenColumns: [HiddenColumn] = []
     @exclusivity(unchecked) public internal(set) var navigationProperties: [NavigationProperty] = []
     /// Its position in `EntityModel.entityTypes`: what is kept per type can sit in an array
-    /// and be found without hashing.
-    @exclusivity(unchecked) public internal(set) var index = 0
+    /// and be found without hashing. A `let`: another module's read of a `var`, even one marked
+    /// `@exclusivity(unchecked)`, still calls the runtime's exclusivity check.
+    public let index: Int
     /// The one entity set whose entities are of this type. Unowned(unsafe) like every
     /// back-reference in the model: the `EntityModel` owns all its elements, and a weak or
     /// checked reference would cost atomic reference counting, shared by all worker threads,
@@ -26,7 +27,8 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     private let propertiesByName: [String: Property]
     @exclusivity(unchecked) internal var navigationByName: [String: NavigationProperty] = [:]
 
-    init(name: String, namespace: String, tableName: String, properties: [Property]) {
+    init(name: String, namespace: String, tableName: String, properties: [Property], index: Int) {
+        self.index = index
         self.name = name
         self.namespace = namespace
         self.qualifiedName = namespace + "." + name

@@ -40,9 +40,8 @@ public enum ModelLoader {
                 guard csdl.baseType == nil else {
                     throw ModelError("EntityType \(csdl.name): type inheritance (BaseType) is not supported")
                 }
-                let type = try makeEntityType(csdl, namespace: schema.namespace)
+                let type = try makeEntityType(csdl, namespace: schema.namespace, index: types.count)
                 if typesByName[type.qualifiedName] != nil { throw ModelError("EntityType \(type.qualifiedName) is declared twice") }
-                type.index = types.count
                 types.append(type)
                 typesByName[type.qualifiedName] = type
                 csdlTypes[type.qualifiedName] = csdl
@@ -119,7 +118,7 @@ public enum ModelLoader {
                            entityTypes: types, entitySets: sets, associations: associations, document: document)
     }
 
-    private static func makeEntityType(_ csdl: CSDLEntityType, namespace: String) throws -> EntityType {
+    private static func makeEntityType(_ csdl: CSDLEntityType, namespace: String, index: Int) throws -> EntityType {
         guard !csdl.key.isEmpty else { throw ModelError("EntityType \(csdl.name) has no Key") }
         var properties: [Property] = []
         var seen = Set<String>()
@@ -152,7 +151,7 @@ public enum ModelLoader {
             throw ModelError("EntityType \(csdl.name): key property \(key) is not declared")
         }
         let table = csdl.annotations.value(namespace: StorageAnnotations.namespace, name: StorageAnnotations.table) ?? csdl.name
-        return EntityType(name: csdl.name, namespace: namespace, tableName: table, properties: properties)
+        return EntityType(name: csdl.name, namespace: namespace, tableName: table, properties: properties, index: index)
     }
 
     private static func makeAssociation(_ csdl: CSDLAssociation, qualifiedName: String, types: [String: EntityType],

@@ -18,6 +18,9 @@ final class EntityLayout: @unchecked Sendable {
     /// `,"type":"Namespace.Type"`
     let typeField: Range<Int>
     let properties: [Field]
+    /// The type's navigation properties, read here rather than from the type: a `let` of this
+    /// module needs no runtime exclusivity check on each entity written.
+    let navigationProperties: [NavigationProperty]
     /// `,"Nav":` for each navigation property.
     let navigations: [Range<Int>]
     /// `/Nav`, escaped, for deferred links.
@@ -38,6 +41,7 @@ final class EntityLayout: @unchecked Sendable {
             let range = fragment { $0.raw(","); $0.key(property.name) }
             return Field(start: range.lowerBound, end: range.upperBound, columnIndex: property.columnIndex, type: property.type)
         }
+        navigationProperties = type.navigationProperties
         navigations = type.navigationProperties.map { nav in fragment { $0.raw(","); $0.key(nav.name) } }
         navigationSuffixes = type.navigationProperties.map { nav in
             fragment { json in

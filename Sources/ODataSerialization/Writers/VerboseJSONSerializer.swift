@@ -233,7 +233,7 @@ public struct VerboseJSONSerializer {
                 json.appendVerbatim(fragments, field.start..<field.end)
                 record.withColumn(field.columnIndex) { json.storedColumn($0, type: field.type) }
             }
-            for (index, nav) in type.navigationProperties.enumerated() {
+            for (index, nav) in layout.navigationProperties.enumerated() {
                 if let select, !select.includes(navigation: nav.name) { continue }
                 json.appendVerbatim(fragments, layout.navigations[index])
                 switch record.expansion(of: nav) {
