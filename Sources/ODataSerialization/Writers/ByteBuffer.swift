@@ -59,11 +59,53 @@ final class ByteBuffer {
     /// The 16 lower-case hexadecimal digits of `value`, written in place after one capacity check.
     func appendHexadecimal(_ value: UInt64) {
         reserve(16)
-        for index in 0..<16 {
-            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
-            pointer[count + index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+        let digits: StaticString = "0123456789abcdef"
+        let table = digits.utf8Start
+        let out = pointer + count
+        var rest = value
+        // From the last digit back: one table load per digit, no branch.
+        var index = 16
+        while index > 0 {
+            index -= 1
+            out[index] = table[Int(rest & 0xF)]
+            rest >>= 4
         }
         count += 16
+    }
+
+    /// The decimal digits of `value`, two at a time from a table of the hundred pairs.
+    func appendDecimal(_ value: UInt64) {
+        reserve(20)
+        var digits = 1
+        var bound: UInt64 = 10
+        while digits < 20 && value >= bound {
+            digits += 1
+            bound = digits < 20 ? bound &* 10 : .max
+        }
+        let pairs: StaticString = """
+            00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+            40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899
+            """
+        let table = pairs.utf8Start
+        let out = pointer + count
+        var rest = value
+        var end = digits
+        while rest >= 100 {
+            let pair = Int(rest % 100) &* 2
+            rest /= 100
+            end -= 2
+            out[end] = table[pair]
+            out[end + 1] = table[pair + 1]
+        }
+        if rest >= 10 {
+            let pair = Int(rest) &* 2
+            out[end - 2] = table[pair]
+            out[end - 1] = table[pair + 1]
+        } else {
+            out[end - 1] = UInt8(ascii: "0") + UInt8(rest)
+        }
+        count += digits
     }
 
     /// Puts `bytes` right before the content, in the room kept free at init.

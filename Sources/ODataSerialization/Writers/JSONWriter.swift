@@ -74,16 +74,7 @@ public struct JSONWriter {
     /// Decimal digits written straight into the buffer, without a String in between.
     public mutating func integer(_ value: Int64) {
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            buffer.append(UnsafeBufferPointer(rebasing: digits[start..<20]))
-        }
+        buffer.appendDecimal(value.magnitude)
     }
 
     /// The 16 lower-case hexadecimal digits of `value`, leading zeros included.
