@@ -6,13 +6,21 @@
 /// that a stream of distinct targets (every key of a large set) cannot grow it, and a working
 /// set a little over the capacity still mostly hits (starting over when full made it miss every
 /// time). Not thread-safe: keep one per thread.
+///
+/// Its methods are `@inlinable`, so that the module using the cache specializes them for its
+/// `Derived`: called generic across modules, each lookup asked the runtime for type metadata.
 public final class ParseCache<Derived> {
     public struct Entry {
         public let info: UriInfo
         public let derived: Derived
+
+        @inlinable init(info: UriInfo, derived: Derived) {
+            self.info = info
+            self.derived = derived
+        }
     }
 
-    private var entries: [String: Entry] = [:]
+    @usableFromInline var entries: [String: Entry] = [:]
     public let capacity: Int
     /// Longer targets are parsed every time: with them the cache could hold megabytes of
     /// URIs and expression trees, and long queries are seldom the ones repeated.
@@ -24,8 +32,8 @@ public final class ParseCache<Derived> {
     }
 
     /// The entry of `target`, from the cache, or made by `parse` and `derive`.
-    public func entry(for target: String, parse: () throws(URIError) -> UriInfo,
-                      derive: (UriInfo) -> Derived) throws(URIError) -> Entry {
+    @inlinable public func entry(for target: String, parse: () throws(URIError) -> UriInfo,
+                                 derive: (UriInfo) -> Derived) throws(URIError) -> Entry {
         guard target.utf8.count <= longestTarget else {
             let info = try parse()
             return Entry(info: info, derived: derive(info))
@@ -43,7 +51,7 @@ public final class ParseCache<Derived> {
 
 extension ParseCache where Derived == Void {
     /// The parse of `target`, from the cache or from `parse`.
-    public func info(for target: String, _ parse: () throws(URIError) -> UriInfo) throws(URIError) -> UriInfo {
+    @inlinable public func info(for target: String, _ parse: () throws(URIError) -> UriInfo) throws(URIError) -> UriInfo {
         try entry(for: target, parse: parse, derive: { _ in }).info
     }
 }

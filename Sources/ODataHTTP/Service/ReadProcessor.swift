@@ -35,9 +35,11 @@ extension ODataService {
                 // Written from the row in place: nothing outlives it.
                 let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
                 let serializer = serializer(context, version)
-                guard let (body, tag) = try reader.withSingle(path, { row in
-                    (serializer.entityDocument(row, select: options.select), EntityTag.of(row))
-                }) else { throw notFound(path) }
+                var written: (body: [UInt8], tag: String)?
+                try reader.withSingle(path) { row in
+                    written = (serializer.entityDocument(row, select: options.select), EntityTag.of(row))
+                }
+                guard let (body, tag) = written else { throw notFound(path) }
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
                 return ok(body, type: "application/json;charset=utf-8", version: version, extra: [("ETag", tag)])
             }

@@ -116,23 +116,33 @@ public struct EntityReader {
 
     /// The first entity the path addresses, or nil.
     public func single(_ path: ResourcePath) throws -> EntityRecord? {
-        try withSingle(path) { row in row.record }
+        var record: EntityRecord?
+        try withSingle(path) { row in record = row.record }
+        return record
     }
 
-    /// Lends the first entity the path addresses to `body` in place; nil when there is none.
-    public func withSingle<Result>(_ path: ResourcePath, _ body: (EntityRow) throws -> Result) throws -> Result? {
+    /// Lends the first entity the path addresses to `body` in place; false when there is none.
+    /// Not generic over a result: other modules would call a generic unspecialized, looking up
+    /// type metadata at run time on every request.
+    @discardableResult
+    public func withSingle(_ path: ResourcePath, _ body: (EntityRow) throws -> Void) throws -> Bool {
         if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
             let statement = try keyStatement(set.entityType, key)
             defer { statement.reset() }
-            guard try statement.step() else { return nil }
+            guard try statement.step() else { return false }
             let type = set.entityType
-            return try statement.withColumns(type.columnCount) { columns in try body(EntityRow(type: type, columns: columns)) }
+            var buffer = RowBuffer(width: type.columnCount)
+            try body(EntityRow(type: type, columns: buffer.read(statement)))
+            return true
         }
         var query = EntityQuery(path: path)
         query.top = 1
-        var result: Result?
-        _ = try forEachRow(query) { row in result = try body(row) }
-        return result
+        var found = false
+        _ = try forEachRow(query) { row in
+            found = true
+            try body(row)
+        }
+        return found
     }
 
     /// `Set(key)`, the most frequent request of all: one primary-key lookup whose statement is
