@@ -144,8 +144,16 @@ private let headerCollector: MHD_KeyValueIterator = { context, _, key, value in
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, context in
     guard let cls, let connection, let context, let pointer = context.pointee, let uploadSize else { return MHD_Result.NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+    // The server object is shared by every worker thread: a retain and release of it per call
+    // were atomic writes to one cache line from both cores. It outlives its daemon's callbacks.
+    return Unmanaged<HTTPServer>.fromOpaque(cls)._withUnsafeGuaranteedRef { server in
+        access(server, connection, method, uploadData, uploadSize, Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue())
+    }
+}
+
+private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?,
+                    _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>, _ state: RequestState) -> MHD_Result {
+    let pointer = Unmanaged.passUnretained(state).toOpaque()
 
     if !state.started {
         state.started = true
