@@ -2,14 +2,17 @@
 """Drive the CarDealer benchmark: data set, C ceiling, gateway, wrk, results.
 
 Normally started by Benchmarks/run.sh, which installs wrk and libmicrohttpd-dev, builds the gateway
-in release mode and the two small C programs, then runs this script. Everything talks to 127.0.0.1
+in release mode and the three small C programs, then runs this script. Everything talks to 127.0.0.1
 only; every load run is bounded in time; the servers are stopped on exit (and, through
 PR_SET_PDEATHSIG, even if this script is killed).
 
 Default mode: every scenario at each connection count, each figure also as a ratio to the
 libmicrohttpd ceiling measured in the same run (the mean of the ceiling runs just before and just
-after each gateway run), plus the raw SQLite insert rate for the write target. Growth mode (--growth): the same read scenarios at a
-small and a large scale, and peak RSS while a client pages through the whole Person set.
+after each gateway run), plus the raw SQLite insert rate for the write target, and for Person(n)
+the C floor (--floor): libmicrohttpd and SQLite answering it alone, which shows how much of the
+distance to the ceiling any server reading SQLite must keep. Growth mode (--growth): the same
+read scenarios at a small and a large scale, and peak RSS while a client pages through the whole
+Person set.
 """
 
 import argparse
@@ -57,6 +60,10 @@ SCENARIOS = [
     ("MERGE Person(n)", "merge_person.lua", "", "write"),
     ("$batch of 10 changes (one changeset)", "batch.lua", "", "write"),
 ]
+# The C floor (Benchmarks/floor/floor.c) answers this scenario only: libmicrohttpd and SQLite
+# doing what any server must do for it, with no gateway in between.
+FLOOR_SCENARIO = "Person(n)"
+FLOOR_NAME = "C floor: Person(n) without a gateway"
 # Shorter names for the printed table; the legend under it gives the full requests.
 LABELS = {
     SCENARIOS[3][0]: "Person?$filter&$orderby&$top&$inlinecount",
@@ -325,7 +332,7 @@ def measure(gateway, script, path, people, connections, duration, args):
     result.update(connections=connections, peak_rss_kb=gateway.status().get("VmHWM"),
                   peak_rss_scope="run" if reset else "process")
     if not gateway.alive():
-        raise RuntimeError(f"the gateway exited during {script} {path} "
+        raise RuntimeError(f"{gateway.name} exited during {script} {path} "
                            f"(log: {gateway.log_path})")
     return result
 
@@ -411,6 +418,12 @@ def start_gateway(servers, args, database, label):
                          os.path.join(args.results_dir, f"{args.stamp}-gateway-{label}.log"))
 
 
+def start_floor(servers, args, database):
+    command = [args.floor, "--db", database, "--host", "127.0.0.1", "--port", "0",
+               "--threads", str(args.threads)]
+    return servers.start("floor", command, os.path.join(args.results_dir, f"{args.stamp}-floor.log"))
+
+
 def start_ceiling(servers, args):
     command = [args.ceiling, "--host", "127.0.0.1", "--port", "0", "--threads", str(args.threads)]
     return servers.start("ceiling", command,
@@ -433,11 +446,19 @@ def benchmark(args, servers):
 
     plan = [entry for entry in SCENARIOS
             if not args.scenarios or any(s.lower() in entry[0].lower() for s in args.scenarios)]
+    floor = None
+    if args.floor and any(entry[0] == FLOOR_SCENARIO for entry in plan):
+        floor = start_floor(servers, args, database)
+        position = next(i for i, entry in enumerate(plan) if entry[0] == FLOOR_SCENARIO) + 1
+        name, script, path, _ = plan[position - 1]
+        plan.insert(position, (FLOOR_NAME, script, path, "floor"))
     scenarios = []
     log("probing every scenario")
     for name, script, path, kind in plan:
+        server = floor if kind == "floor" else gateway
         scenarios.append({"name": name, "kind": kind, "path": path or None, "script": script,
-                          "probe": probe(gateway, name, script, path, args.people),
+                          "server": server,
+                          "probe": probe(server, name, script, path, args.people),
                           "runs": []})
     ceiling_runs = {}
     for connections in args.connections:
@@ -447,8 +468,8 @@ def benchmark(args, servers):
             log(f"{scenario['name']}, {connections} connections")
             compare_raw = scenario["script"] == POST_SCRIPT
             raw_before = raw_sqlite.run() if compare_raw else None
-            result = measure(gateway, scenario["script"], scenario["path"] or "", args.people,
-                             connections, args.duration, args)
+            result = measure(scenario["server"], scenario["script"], scenario["path"] or "",
+                             args.people, connections, args.duration, args)
             if compare_raw:
                 raw_after = raw_sqlite.run()
                 raw_rate = (raw_before["rowsPerSecond"] + raw_after["rowsPerSecond"]) / 2
@@ -469,6 +490,8 @@ def benchmark(args, servers):
             before = after
     process_peak = gateway.status()
     servers.stop_all()
+    for scenario in scenarios:
+        del scenario["server"]
     raw_sqlite.remove()
     remove_database(database)
 
@@ -555,6 +578,12 @@ def format_default(results):
                     lines.append(f"    ^ {run['connections']} connections: "
                                  f"{run['rps'] / raw_run['rowsPerSecond']:.2f} x raw SQLite "
                                  f"({raw_run['before']:.0f} before, {raw_run['after']:.0f} after)")
+        if scenario["kind"] == "floor":
+            for run in scenario["runs"]:
+                gateway_run = find_run(results, FLOOR_SCENARIO, run["connections"])
+                if run["ok"] and gateway_run and gateway_run["ok"]:
+                    lines.append(f"    ^ {run['connections']} connections: the gateway's "
+                                 f"{FLOOR_SCENARIO} is {gateway_run['rps'] / run['rps']:.2f} x this floor")
         if scenario["script"] == BATCH_SCRIPT:
             for run in scenario["runs"]:
                 if run["ok"]:
@@ -828,6 +857,8 @@ def parse_arguments():
     parser.add_argument("--gateway", required=True, help="dealer-gateway executable")
     parser.add_argument("--ceiling", required=True, help="the C ceiling server executable")
     parser.add_argument("--sqlite-insert", required=True, help="the raw SQLite insert program")
+    parser.add_argument("--floor", default=None,
+                        help="the C floor server (Person(n) with libmicrohttpd and SQLite alone)")
     parser.add_argument("--people", type=int, default=1000)
     parser.add_argument("--duration", type=int, default=8, help="seconds per gateway wrk run")
     parser.add_argument("--ceiling-duration", type=int, default=None,

@@ -2,7 +2,8 @@
 # The CarDealer benchmark, in one command:
 #   Benchmarks/run.sh [--people 1000] [--duration 8] [--connections 16,64] [--growth] ...
 # Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway in release mode and
-# the two C yardsticks (the libmicrohttpd ceiling and the raw SQLite insert loop), then runs
+# the three C yardsticks (the libmicrohttpd ceiling, the Person(n) floor of libmicrohttpd and
+# SQLite without a gateway, and the raw SQLite insert loop), then runs
 # Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on 127.0.0.1,
 # drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
 # Every option is passed on to bench.py (see `Benchmarks/run.sh --help`), except two:
@@ -44,8 +45,9 @@ if [ ${#need_packages[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$BIN_DIR"
-echo "building the C ceiling and the raw SQLite insert loop" >&2
+echo "building the C ceiling, the C floor and the raw SQLite insert loop" >&2
 cc -O2 -Wall -o "$BIN_DIR/ceiling" "$BENCH_DIR/ceiling/ceiling.c" $(pkg-config --cflags --libs libmicrohttpd)
+cc -O2 -Wall -o "$BIN_DIR/floor" "$BENCH_DIR/floor/floor.c" $(pkg-config --cflags --libs libmicrohttpd sqlite3)
 cc -O2 -Wall -o "$BIN_DIR/sqlite_insert" "$BENCH_DIR/sqlite_insert/sqlite_insert.c" $(pkg-config --cflags --libs sqlite3)
 
 if [ -z "$GATEWAY" ]; then
@@ -59,4 +61,4 @@ GATEWAY="$(cd "$(dirname "$GATEWAY")" && pwd)/$(basename "$GATEWAY")"
 # finally block (its "trap"), and they also get SIGTERM through PR_SET_PDEATHSIG if it is killed.
 cd "$REPO_DIR"
 exec python3 "$BENCH_DIR/bench.py" --gateway "$GATEWAY" --ceiling "$BIN_DIR/ceiling" \
-    --sqlite-insert "$BIN_DIR/sqlite_insert" ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
+    --floor "$BIN_DIR/floor" --sqlite-insert "$BIN_DIR/sqlite_insert" ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}

@@ -1,0 +1,178 @@
+// The floor for Person(n): what libmicrohttpd and SQLite alone cost for the gateway's most
+// frequent request, with no gateway in between. It answers GET .../Person(n) the way the
+// gateway does (a primary-key lookup through a prepared statement on a per-thread connection,
+// the same verbose JSON with its ETag, the same five response headers) and nothing else. The
+// benchmark runs it beside the ceiling: the ceiling is what libmicrohttpd manages with a fixed
+// body, this is what any server must add to reach the data; the gateway's own cost is the rest.
+//
+// Build: cc -O2 -o floor floor.c $(pkg-config --cflags --libs libmicrohttpd sqlite3)
+// Run:   floor --db PATH [--port N] [--threads N] [--host 127.0.0.1]
+// Prints "Serving http://127.0.0.1:<port>/" once listening; SIGINT/SIGTERM stop it.
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *database_path;
+static volatile sig_atomic_t stop_requested = 0;
+
+// One connection and one prepared lookup per server thread, as the gateway keeps them.
+static __thread sqlite3 *connection_db;
+static __thread sqlite3_stmt *lookup;
+
+static void on_signal(int signo) { (void)signo; stop_requested = 1; }
+
+static int open_connection(void)
+{
+    if (lookup != NULL) return 1;
+    if (sqlite3_open_v2(database_path, &connection_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) return 0;
+    sqlite3_exec(connection_db, "PRAGMA cache_size=-16384", NULL, NULL, NULL);
+    const char *sql = "SELECT t0.\"personID\", t0.\"firstName\", t0.\"lastName\", t0.\"ssn\", t0.\"createDate\" "
+                      "FROM \"Person\" AS t0 WHERE t0.\"personID\" = ?";
+    return sqlite3_prepare_v3(connection_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &lookup, NULL) == SQLITE_OK;
+}
+
+// JSON string content of `text`: quote, backslash and control characters escaped.
+static size_t escape(char *out, const unsigned char *text, int length)
+{
+    size_t n = 0;
+    for (int i = 0; i < length; i++) {
+        unsigned char c = text[i];
+        if (c == '"' || c == '\\') { out[n++] = '\\'; out[n++] = (char)c; }
+        else if (c < 0x20) n += (size_t)sprintf(out + n, "\\u%04x", c);
+        else out[n++] = (char)c;
+    }
+    return n;
+}
+
+// FNV-1a over the row's columns, like the gateway's weak ETag.
+static uint64_t digest(sqlite3_stmt *row)
+{
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (int column = 0; column < 5; column++) {
+        const unsigned char *bytes = sqlite3_column_text(row, column);
+        int length = sqlite3_column_bytes(row, column);
+        for (int i = 0; i < length; i++) { hash ^= bytes[i]; hash *= 0x100000001b3ULL; }
+        hash ^= 0xff; hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *connection, unsigned status, const char *body, size_t length,
+                               const char *etag)
+{
+    struct MHD_Response *response = MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json;charset=utf-8");
+    MHD_add_response_header(response, "DataServiceVersion", "1.0;");
+    MHD_add_response_header(response, "Cache-Control", "no-cache");
+    MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
+    if (etag != NULL) MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, etag);
+    enum MHD_Result result = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return result;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **request_state)
+{
+    (void)cls; (void)version; (void)upload_data;
+    static int first_call_marker;
+    if (*request_state == NULL) { *request_state = &first_call_marker; return MHD_YES; }
+    if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
+
+    static const char not_found[] = "{\"error\":{\"code\":\"\",\"message\":{\"lang\":\"en-US\",\"value\":\"Not found\"}}}";
+    const char *key = strstr(url, "/Person(");
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || key == NULL || !open_connection())
+        return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
+    long id = strtol(key + 8, NULL, 10);
+    const char *host = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (host == NULL) host = "localhost";
+
+    sqlite3_bind_int64(lookup, 1, id);
+    if (sqlite3_step(lookup) != SQLITE_ROW) {
+        sqlite3_reset(lookup);
+        return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
+    }
+    char body[4096], etag[32];
+    snprintf(etag, sizeof etag, "W/\"%016" PRIx64 "\"", digest(lookup));
+    size_t n = (size_t)snprintf(body, sizeof body,
+        "{\"d\":{\"__metadata\":{\"uri\":\"http://%s/CarDealer.svc/Person(%ld)\",\"type\":\"edmexampleModel.Person\","
+        "\"etag\":\"W/\\\"%.16s\\\"\"},\"personID\":%lld,\"firstName\":\"", host, id, etag + 3,
+        (long long)sqlite3_column_int64(lookup, 0));
+    n += escape(body + n, sqlite3_column_text(lookup, 1), sqlite3_column_bytes(lookup, 1) > 128 ? 128 : sqlite3_column_bytes(lookup, 1));
+    n += (size_t)sprintf(body + n, "\",\"lastName\":\"");
+    n += escape(body + n, sqlite3_column_text(lookup, 2), sqlite3_column_bytes(lookup, 2) > 128 ? 128 : sqlite3_column_bytes(lookup, 2));
+    n += (size_t)sprintf(body + n, "\",\"ssn\":\"");
+    n += escape(body + n, sqlite3_column_text(lookup, 3), sqlite3_column_bytes(lookup, 3) > 128 ? 128 : sqlite3_column_bytes(lookup, 3));
+    n += (size_t)sprintf(body + n, "\",\"createDate\":\"\\/Date(%lld)\\/\",\"PersonCar\":{\"__deferred\":{\"uri\":"
+                         "\"http://%s/CarDealer.svc/Person(%ld)/PersonCar\"}}}}",
+                         (long long)sqlite3_column_int64(lookup, 4), host, id);
+    sqlite3_reset(lookup);
+    return respond(connection, MHD_HTTP_OK, body, n, etag);
+}
+
+static void usage(const char *program)
+{
+    fprintf(stderr, "usage: %s --db PATH [--host ADDRESS] [--port N] [--threads N]\n", program);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *host = "127.0.0.1";
+    int port = 0;
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc) usage(argv[0]);
+        if (strcmp(argv[i], "--port") == 0) port = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0) threads = atol(argv[++i]);
+        else if (strcmp(argv[i], "--host") == 0) host = argv[++i];
+        else if (strcmp(argv[i], "--db") == 0) database_path = argv[++i];
+        else usage(argv[0]);
+    }
+    if (database_path == NULL || port < 0 || port > 65535 || threads < 1) usage(argv[0]);
+
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) {
+        fprintf(stderr, "floor: not an IPv4 address: %s\n", host);
+        return 2;
+    }
+
+    // Configured like the ceiling and the gateway (see ceiling.c).
+    struct MHD_Daemon *daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
+        NULL, NULL, answer, NULL,
+        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&address,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        MHD_OPTION_END);
+    if (daemon == NULL) {
+        fprintf(stderr, "floor: could not listen on %s:%d\n", host, port);
+        return 1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    printf("Serving http://%s:%u/\n", host, info == NULL ? (unsigned)port : (unsigned)info->port);
+    fflush(stdout);
+
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_signal;
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    while (!stop_requested) pause();
+
+    MHD_stop_daemon(daemon);
+    return 0;
+}
