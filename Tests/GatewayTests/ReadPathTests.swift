@@ -114,3 +114,52 @@ import Testing
         try expectSameEntities("Person?$filter=personID le 2", expanding: "PersonCar")
     }
 }
+
+/// A single entity whose `$expand` names collections (each joining at most single-valued
+/// navigations) is written as it is read: the entity from its row, each expanded entity from
+/// the row of one statement per collection (`ExpansionStream`). The same entity read as part
+/// of a collection goes through records; both must write the same JSON.
+@Suite struct StreamedExpansionTests {
+    let gateway: TestGateway
+
+    init() throws { gateway = try TestGateway() }
+
+    /// `Set(key)?options`, and the same entity from `Set?$filter=key eq ...&options`.
+    private func expectStreamedAsListed(_ set: String, key: String, _ options: String, headers: [String: String] = [:]) throws {
+        let keyProperty = ["Person": "personID", "Car": "carID", "Maintenance": "maintenanceID"][set]!
+        var allHeaders = ["Accept": "application/json"]
+        allHeaders.merge(headers) { $1 }
+        let single = try gateway.request("GET", "\(set)(\(key))?\(options)", headers: allHeaders)
+        let listed = try gateway.request("GET", TestGateway.encodeQuery("\(set)?$filter=\(keyProperty) eq \(key)&\(options)"),
+                                         headers: allHeaders)
+        #expect(single.status == 200 && listed.status == 200, "\(set)(\(key))?\(options): \(single.text.prefix(200))")
+        let d = try listed.d()
+        let first = (d as? [NSDictionary])?.first ?? ((d as? [String: Any])?["results"] as? [NSDictionary])?.first
+        #expect(try single.d() as? NSDictionary == first, "\(set)(\(key))?\(options)")
+        #expect(single.header("ETag") == ((first?["__metadata"] as? [String: Any])?["etag"] as? String))
+    }
+
+    @Test func everyPersonWithCarsAndTheirCars() throws {
+        for key in 1...8 {
+            try expectStreamedAsListed("Person", key: String(key), "$expand=PersonCar,PersonCar/Car")
+            try expectStreamedAsListed("Person", key: String(key), "$expand=PersonCar")
+        }
+    }
+
+    @Test func selectVersionTwoAndOtherTypes() throws {
+        try expectStreamedAsListed("Person", key: "1", "$expand=PersonCar/Car&$select=firstName,PersonCar/Car/make")
+        try expectStreamedAsListed("Person", key: "2", "$expand=PersonCar/Car", headers: ["MaxDataServiceVersion": "2.0"])
+        try expectStreamedAsListed("Car", key: "1", "$expand=PersonCar/Person")
+        try expectStreamedAsListed("Maintenance", key: "1", "$expand=PersonCarMaintenance/PersonCar",
+                                   headers: ["MaxDataServiceVersion": "2.0"])
+    }
+
+    @Test func anEntityWithoutRelatedEntitiesExpandsToAnEmptyCollection() throws {
+        let created = try gateway.send("POST", "Person", json: ["firstName": "Ada", "lastName": "Nocar", "createDate": "/Date(0)/"])
+        #expect(created.status == 201, "\(created.text.prefix(300))")
+        let key = String(try #require((try created.d() as? [String: Any])?["personID"] as? Int))
+        let single = try gateway.get("Person(\(key))?$expand=PersonCar,PersonCar/Car")
+        #expect(((try single.d() as? [String: Any])?["PersonCar"] as? [Any])?.isEmpty == true, "\(single.text.prefix(300))")
+        try expectStreamedAsListed("Person", key: key, "$expand=PersonCar,PersonCar/Car")
+    }
+}

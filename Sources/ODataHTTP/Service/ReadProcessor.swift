@@ -31,12 +31,13 @@ extension ODataService {
         case .entity(let path):
             let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
             let reader = EntityReader(database: try database())
-            if options.expand.isEmpty && representation != .atom {
-                // Written from the row in place: nothing outlives it.
+            if representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) {
+                // Written from the row in place: nothing outlives it. Expanded collections are
+                // read as the response gets to them, each entity from its row too.
                 let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
                 let serializer = serializer(context, version)
                 var written: (body: [UInt8], tag: String)?
-                try reader.withSingle(path) { row in
+                try reader.withSingle(path, streaming: options.expand) { row in
                     written = (serializer.entityDocument(row, select: options.select), EntityTag.of(row))
                 }
                 guard let (body, tag) = written else { throw notFound(path) }

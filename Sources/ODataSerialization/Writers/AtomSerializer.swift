@@ -105,7 +105,8 @@ public struct AtomSerializer {
                 xml += "><m:inline>"
                 feed(related, title: nav.name, selfLink: href, select: select?.child(nav.name), count: nil, next: nil, root: false, into: &xml)
                 xml += "</m:inline></link>"
-            case nil:
+            case .lent?, nil:
+                // Atom is written from records, which never hold lent entities.
                 xml += " />"
             }
         }

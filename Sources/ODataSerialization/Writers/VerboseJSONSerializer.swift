@@ -247,6 +247,16 @@ public struct VerboseJSONSerializer {
                     if version == .v2 { json.raw("{\"results\":") }
                     entityArray(related, select: select?.child(nav.name), into: &json, written: written)
                     if version == .v2 { json.raw("}") }
+                case .lent(let related)?:
+                    if version == .v2 { json.raw("{\"results\":") }
+                    json.raw("[")
+                    let start = json.count
+                    related.forEach { row in
+                        if json.count > start { json.raw(",") }
+                        entity(row, select: select?.child(nav.name), into: &json, written: nil)
+                    }
+                    json.raw("]")
+                    if version == .v2 { json.raw("}") }
                 case nil:
                     json.raw("{\"__deferred\":{\"uri\":\"")
                     json.repeatWritten(uri)

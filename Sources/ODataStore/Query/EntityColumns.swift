@@ -26,6 +26,8 @@ public enum StoredColumn {
 public enum RelatedEntities<Entity> {
     case single(Entity?)
     case collection([Entity])
+    /// A collection lent one entity at a time while the response is written (`LentEntities`).
+    case lent(LentEntities)
 }
 
 /// The stored columns of one entity, wherever they are read from: an `EntityRecord`, or an

@@ -121,6 +121,19 @@ public struct EntityReader {
         return record
     }
 
+    /// `withSingle`, the entity also expanding `nodes` as it is written (`ExpansionStream`;
+    /// check `ExpansionStream.canStream` first).
+    @discardableResult
+    public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], _ body: (EntityRow) throws -> Void) throws -> Bool {
+        guard !nodes.isEmpty else { return try withSingle(path, body) }
+        let stream = ExpansionStream(reader: self, nodes: nodes)
+        let found = try withSingle(path) { row in
+            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
+        }
+        if let error = stream.error { throw error }
+        return found
+    }
+
     /// Lends the first entity the path addresses to `body` in place; false when there is none.
     /// Not generic over a result: other modules would call a generic unspecialized, looking up
     /// type metadata at run time on every request.
@@ -278,21 +291,8 @@ public struct EntityReader {
     private func expand(_ records: [EntityRecord], along nav: NavigationProperty,
                         joining: [ExpandNode]) throws -> [EntityRecord] {
         let target = nav.target
-        let fk = nav.foreignKey
-        let principalKeyIndexes = nav.association.principal.keyProperties.map(\.columnIndex)
-        // The columns matched on the target side, and the values they must take, from the source side.
-        let targetIndexes: [Int]
-        let targetColumns: [String]
-        let sourceIndexes: [Int]
-        if nav.targetHoldsForeignKey {
-            targetIndexes = fk.columnIndexes
-            targetColumns = fk.columns
-            sourceIndexes = principalKeyIndexes
-        } else {
-            targetIndexes = principalKeyIndexes
-            targetColumns = target.keyProperties.map(\.columnName)
-            sourceIndexes = fk.columnIndexes
-        }
+        let link = ExpansionLink(nav)
+        let (targetIndexes, sourceIndexes) = (link.targetIndexes, link.sourceIndexes)
 
         var seen = Set<LinkKey>()
         var tuples: [LinkKey] = []
@@ -307,19 +307,7 @@ public struct EntityReader {
             // One source entity (`Person(7)?$expand=...`) is an indexed lookup by equality;
             // many are a key list. Either statement is built once per connection.
             let single = tuples.count == 1
-            var rowWidth = target.columnCount
-            let joined = joining.isEmpty ? nil : JoinedExpansions.layout(joining, columnCount: &rowWidth)
-            let statement = try database.cachedStatement(for: nav, .expand(single: single, joining: joined?.signature ?? "")) {
-                var context = SQLBuildContext()
-                let alias = context.rootAlias
-                var select = selectList(target, alias: alias)
-                joined?.addSQL(context: &context, select: &select)
-                return "SELECT " + select + " FROM " + SQL.quote(target.tableName) + " AS " + alias
-                    + context.joins.map { " " + $0 }.joined()
-                    + " WHERE " + (single ? KeyList.equality(columns: targetColumns, alias: alias)
-                                          : KeyList.membership(columns: targetColumns, alias: alias))
-                    + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
-            }
+            let (statement, joined, rowWidth) = try expansionStatement(link, single: single, joining: joining)
             try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [.text(KeyList.json(tuples))])
             defer { statement.reset() }
             while try statement.step() {
@@ -335,5 +323,28 @@ public struct EntityReader {
             record.setExpansion(nav.isCollection ? .collection(related) : .single(related.first), of: nav)
         }
         return children
+    }
+
+    /// The statement reading the targets of `link` for one source entity (`single`: by equality)
+    /// or for a JSON key list, with the single-valued expansions `joining` joined to each row;
+    /// built once per connection. Also where the joined entities sit and the row's width.
+    func expansionStatement(_ link: ExpansionLink, single: Bool, joining: [ExpandNode]) throws
+        -> (Statement, joined: JoinedExpansions?, rowWidth: Int) {
+        let nav = link.navigation
+        let target = nav.target
+        var rowWidth = target.columnCount
+        let joined = joining.isEmpty ? nil : JoinedExpansions.layout(joining, columnCount: &rowWidth)
+        let statement = try database.cachedStatement(for: nav, .expand(single: single, joining: joined?.signature ?? "")) {
+            var context = SQLBuildContext()
+            let alias = context.rootAlias
+            var select = selectList(target, alias: alias)
+            joined?.addSQL(context: &context, select: &select)
+            return "SELECT " + select + " FROM " + SQL.quote(target.tableName) + " AS " + alias
+                + context.joins.map { " " + $0 }.joined()
+                + " WHERE " + (single ? KeyList.equality(columns: link.targetColumns, alias: alias)
+                                      : KeyList.membership(columns: link.targetColumns, alias: alias))
+                + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
+        }
+        return (statement, joined, rowWidth)
     }
 }

@@ -11,12 +11,16 @@ public struct EntityRow: EntityColumns {
     /// Where this entity's stored columns begin in the row.
     let offset: Int
     let joined: JoinedExpansions?
+    /// The collections this entity expands, read when the response gets to them (`ExpansionStream`).
+    let streamed: ExpansionStream?
 
-    init(type: EntityType, columns: UnsafeBufferPointer<StoredColumn>, offset: Int = 0, joined: JoinedExpansions? = nil) {
+    init(type: EntityType, columns: UnsafeBufferPointer<StoredColumn>, offset: Int = 0, joined: JoinedExpansions? = nil,
+         streamed: ExpansionStream? = nil) {
         self.type = type
         self.columns = columns
         self.offset = offset
         self.joined = joined
+        self.streamed = streamed
     }
 
     public func withColumn(_ index: Int, _ body: (StoredColumn) -> Void) {
@@ -28,6 +32,7 @@ public struct EntityRow: EntityColumns {
     /// The related entity of a joined navigation: none when the join found no row, which its
     /// key, never null in a stored row, tells.
     public func expansion(of navigation: NavigationProperty) -> RelatedEntities<EntityRow>? {
+        if let streamed, let lent = streamed.entities(along: navigation, from: self) { return .lent(lent) }
         guard let join = joined?.join(for: navigation) else { return nil }
         let target = navigation.target
         let found = target.keyProperties.allSatisfy { key in
@@ -36,6 +41,9 @@ public struct EntityRow: EntityColumns {
         }
         return .single(found ? EntityRow(type: target, columns: columns, offset: join.offset, joined: join.nested) : nil)
     }
+
+    /// The stored value of the column at `index`, owned.
+    func value(at index: Int) -> SQLValue { columns[offset + index].value }
 
     /// An owned copy of this entity's columns, for what must outlive the row.
     var record: EntityRecord {
