@@ -214,8 +214,7 @@ public struct VerboseJSONSerializer {
 
     func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
                                        written: WrittenEntities? = nil) {
-        let type = record.type
-        let layout = layouts.layout(for: type)
+        let layout = layouts.layout(for: record.type)
         layout.bytes.withUnsafeBufferPointer { fragments in
             json.raw("{\"__metadata\":{\"uri\":\"")
             let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
@@ -229,7 +228,7 @@ public struct VerboseJSONSerializer {
             }
             json.raw("}")
             for (index, field) in layout.properties.enumerated() {
-                if let select, !select.includes(property: type.properties[index].name) { continue }
+                if let select, !select.includes(property: record.type.properties[index].name) { continue }
                 json.appendVerbatim(fragments, field.start..<field.end)
                 record.withColumn(field.columnIndex) { json.storedColumn($0, type: field.type) }
             }

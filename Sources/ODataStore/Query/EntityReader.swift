@@ -34,9 +34,10 @@ public struct EntityReader {
         // The position of the page's last entity, taken while the statement still sits on it.
         var lastPosition: [EDMValue]?
         var buffer = RowBuffer(width: rowWidth)
+        var row = EntityRow(type: type, columns: UnsafeBufferPointer(start: nil, count: 0), joined: joined)
         while try statement.step() {
             if let pageLimit, delivered == pageLimit { return lastPosition }
-            let row = EntityRow(type: type, columns: buffer.read(statement), joined: joined)
+            row.columns = buffer.read(statement)
             try body(row)
             delivered += 1
             if delivered == pageLimit {
