@@ -8,25 +8,16 @@
 // Build: cc -O2 -o floor floor.c $(pkg-config --cflags --libs libmicrohttpd sqlite3)
 // Run:   floor --db PATH [--port N] [--threads N] [--host 127.0.0.1]
 // Prints "Serving http://127.0.0.1:<port>/" once listening; SIGINT/SIGTERM stop it.
-#include <arpa/inet.h>
 #include <inttypes.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+
+#include "../common/yardstick.h"
 
 static const char *database_path;
-static volatile sig_atomic_t stop_requested = 0;
 
 // One connection and one prepared lookup per server thread, as the gateway keeps them.
 static __thread sqlite3 *connection_db;
 static __thread sqlite3_stmt *lookup;
-
-static void on_signal(int signo) { (void)signo; stop_requested = 1; }
 
 static int open_connection(void)
 {
@@ -118,61 +109,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
     return respond(connection, MHD_HTTP_OK, body, n, etag);
 }
 
-static void usage(const char *program)
-{
-    fprintf(stderr, "usage: %s --db PATH [--host ADDRESS] [--port N] [--threads N]\n", program);
-    exit(2);
-}
-
 int main(int argc, char **argv)
 {
-    const char *host = "127.0.0.1";
-    int port = 0;
-    long threads = sysconf(_SC_NPROCESSORS_ONLN);
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc) usage(argv[0]);
-        if (strcmp(argv[i], "--port") == 0) port = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--threads") == 0) threads = atol(argv[++i]);
-        else if (strcmp(argv[i], "--host") == 0) host = argv[++i];
-        else if (strcmp(argv[i], "--db") == 0) database_path = argv[++i];
-        else usage(argv[0]);
-    }
-    if (database_path == NULL || port < 0 || port > 65535 || threads < 1) usage(argv[0]);
-
-    struct sockaddr_in address;
-    memset(&address, 0, sizeof address);
-    address.sin_family = AF_INET;
-    address.sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) {
-        fprintf(stderr, "floor: not an IPv4 address: %s\n", host);
-        return 2;
-    }
-
-    // Configured like the ceiling and the gateway (see ceiling.c).
-    struct MHD_Daemon *daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
-        NULL, NULL, answer, NULL,
-        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&address,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
-        MHD_OPTION_END);
-    if (daemon == NULL) {
-        fprintf(stderr, "floor: could not listen on %s:%d\n", host, port);
-        return 1;
-    }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    printf("Serving http://%s:%u/\n", host, info == NULL ? (unsigned)port : (unsigned)info->port);
-    fflush(stdout);
-
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_signal;
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGTERM, &action, NULL);
-    while (!stop_requested) pause();
-
-    MHD_stop_daemon(daemon);
-    return 0;
+    return yardstick_serve(argc, argv, answer, &database_path);
 }

@@ -1,0 +1,83 @@
+// What the C yardsticks (ceiling/ceiling.c, floor/floor.c) share: their command line, and a
+// libmicrohttpd daemon configured like the gateway's (internal polling thread, epoll, a thread
+// pool, the gateway's 16 KiB connection memory, which libmicrohttpd zeroes on every request, so
+// each yardstick pays what the gateway pays), run until SIGINT or SIGTERM.
+#ifndef YARDSTICK_H
+#define YARDSTICK_H
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t yardstick_stop_requested = 0;
+
+static void yardstick_on_signal(int signo) { (void)signo; yardstick_stop_requested = 1; }
+
+// `--host ADDRESS --port N --threads N`, and `--db PATH` when `database` is not NULL (required then).
+static void yardstick_usage(const char *program, int wants_database)
+{
+    fprintf(stderr, "usage: %s %s[--host ADDRESS] [--port N] [--threads N]\n", program, wants_database ? "--db PATH " : "");
+    exit(2);
+}
+
+// Serves `answer` on the address the command line names, prints "Serving http://host:port/" once
+// listening, and returns the process's exit status when stopped.
+static int yardstick_serve(int argc, char **argv, MHD_AccessHandlerCallback answer, const char **database)
+{
+    const char *host = "127.0.0.1";
+    int port = 0;
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc) yardstick_usage(argv[0], database != NULL);
+        if (strcmp(argv[i], "--port") == 0) port = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0) threads = atol(argv[++i]);
+        else if (strcmp(argv[i], "--host") == 0) host = argv[++i];
+        else if (database != NULL && strcmp(argv[i], "--db") == 0) *database = argv[++i];
+        else yardstick_usage(argv[0], database != NULL);
+    }
+    if (port < 0 || port > 65535 || threads < 1 || (database != NULL && *database == NULL))
+        yardstick_usage(argv[0], database != NULL);
+
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) {
+        fprintf(stderr, "%s: not an IPv4 address: %s\n", argv[0], host);
+        return 2;
+    }
+
+    struct MHD_Daemon *daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
+        NULL, NULL, answer, NULL,
+        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&address,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        MHD_OPTION_END);
+    if (daemon == NULL) {
+        fprintf(stderr, "%s: could not listen on %s:%d\n", argv[0], host, port);
+        return 1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    printf("Serving http://%s:%u/\n", host, info == NULL ? (unsigned)port : (unsigned)info->port);
+    fflush(stdout);
+
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = yardstick_on_signal;
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    while (!yardstick_stop_requested) pause();
+
+    MHD_stop_daemon(daemon);
+    return 0;
+}
+
+#endif
