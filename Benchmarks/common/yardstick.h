@@ -1,22 +1,21 @@
 // What the C yardsticks (ceiling/ceiling.c, floor/floor.c) share: their command line, and a
 // libmicrohttpd daemon configured like the gateway's (internal polling thread, epoll, a thread
 // pool, the gateway's 16 KiB connection memory, which libmicrohttpd zeroes on every request, so
-// each yardstick pays what the gateway pays), run until SIGINT or SIGTERM.
+// each yardstick pays what the gateway pays), run until SIGINT or SIGTERM. The signals are
+// blocked in every thread and awaited by the main one: a handler could run in one of
+// libmicrohttpd's threads and leave the main thread waiting.
 #ifndef YARDSTICK_H
 #define YARDSTICK_H
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t yardstick_stop_requested = 0;
-
-static void yardstick_on_signal(int signo) { (void)signo; yardstick_stop_requested = 1; }
 
 // `--host ADDRESS --port N --threads N`, and `--db PATH` when `database` is not NULL (required then).
 static void yardstick_usage(const char *program, int wants_database)
@@ -52,6 +51,13 @@ static int yardstick_serve(int argc, char **argv, MHD_AccessHandlerCallback answ
         return 2;
     }
 
+    // Blocked before libmicrohttpd starts its threads, which inherit the mask.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+
     struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
         NULL, NULL, answer, NULL,
@@ -69,12 +75,8 @@ static int yardstick_serve(int argc, char **argv, MHD_AccessHandlerCallback answ
     printf("Serving http://%s:%u/\n", host, info == NULL ? (unsigned)port : (unsigned)info->port);
     fflush(stdout);
 
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = yardstick_on_signal;
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGTERM, &action, NULL);
-    while (!yardstick_stop_requested) pause();
+    int received;
+    sigwait(&stop_signals, &received);
 
     MHD_stop_daemon(daemon);
     return 0;

@@ -3,6 +3,8 @@
 # whatever else the machine is doing, unlike requests per second on a shared machine.
 #   Benchmarks/profile/instructions_per_request.sh GATEWAY_BINARY DB 'Person(7)' ['Person?$top=20' ...]
 # Prints one line per target: instructions per request over 300 keep-alive requests.
+# A binary named `ceiling` or `floor` (Benchmarks/ceiling, Benchmarks/floor) is run as that
+# yardstick instead, so that all three are counted the same way.
 set -euo pipefail
 binary=${1:?gateway binary}; db=${2:?database}; shift 2
 port=18199
@@ -11,8 +13,12 @@ work=$(mktemp -d)
 trap 'kill $(cat "$work/pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
 for target in "$@"; do
   cp "$db" "$work/db.sqlite"
-  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/cg.out" \
-    "$binary" serve --schema "$schema" --db "$work/db.sqlite" --port $port --threads 1 --log-level error >"$work/out" 2>"$work/err" &
+  case "$(basename "$binary")" in
+    ceiling) command=("$binary" --port $port --threads 1) ;;
+    floor) command=("$binary" --db "$work/db.sqlite" --port $port --threads 1) ;;
+    *) command=("$binary" serve --schema "$schema" --db "$work/db.sqlite" --port $port --threads 1 --log-level error) ;;
+  esac
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/cg.out" "${command[@]}" >"$work/out" 2>"$work/err" &
   echo $! >"$work/pid"
   for _ in $(seq 1 120); do grep -q Serving "$work/out" 2>/dev/null && break; sleep 0.5; done
   python3 - "$port" "$target" 20 <<'PY'
