@@ -13,7 +13,7 @@ enum KeyPredicateParser {
         }
         var values: [EDMValue?] = Array(repeating: nil, count: keys.count)
         for part in parts {
-            guard let equals = part.firstIndex(of: "=") else {
+            guard let equals = part.utf8.firstIndex(of: UInt8(ascii: "=")) else {
                 throw .badRequest("the key predicate of '\(segment)' must name each key property (name=value)")
             }
             let name = part[..<equals].trimmingSpaces
@@ -26,8 +26,10 @@ enum KeyPredicateParser {
         return values.map { $0! }
     }
 
+    /// Searched as bytes: a Character search segments graphemes, and this runs for every key
+    /// lookup whose target is not in the parse cache (`Person(n)` over a large set).
     private static func isNamed(_ part: Substring, _ name: String) -> Bool {
-        guard let equals = part.firstIndex(of: "="), !part.hasPrefix("'") else { return false }
+        guard part.utf8.first != UInt8(ascii: "'"), let equals = part.utf8.firstIndex(of: UInt8(ascii: "=")) else { return false }
         return part[..<equals].trimmingSpaces == name
     }
 
