@@ -219,13 +219,13 @@ public struct UriParser: Sendable {
 
     private func parseExpand(_ text: String, for type: EntityType) throws(URIError) -> [ExpandNode] {
         var roots: [ExpandNode] = []
-        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+        let items = text.splitASCII(",").map { $0.trimmingSpaces }
         guard items.count <= limits.maxExpandBreadth else {
             throw .badRequest("$expand names \(items.count) paths, more than the maximum $expand breadth of \(limits.maxExpandBreadth)")
         }
         for item in items {
             guard !item.isEmpty else { throw .badRequest("$expand='\(text)' has an empty path") }
-            let names = item.split(separator: "/", omittingEmptySubsequences: false)
+            let names = item.splitASCII("/")
             guard names.count <= limits.maxExpandDepth else {
                 throw .badRequest("the $expand path '\(item)' is \(names.count) levels deep, more than the maximum $expand depth of \(limits.maxExpandDepth)")
             }
@@ -256,9 +256,9 @@ public struct UriParser: Sendable {
 
     private func parseSelect(_ text: String, for type: EntityType, expand: [ExpandNode]) throws(URIError) -> SelectNode {
         var root = SelectNode()
-        for item in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingSpaces }) {
+        for item in text.splitASCII(",").map({ $0.trimmingSpaces }) {
             guard !item.isEmpty else { throw .badRequest("$select='\(text)' has an empty item") }
-            let names = item.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let names = item.splitASCII("/").map(String.init)
             try UriParser.select(names[...], item: String(item), type: type, expanded: expand, into: &root)
         }
         return root

@@ -15,8 +15,8 @@ enum ContentNegotiation {
     static func acceptedRanges(_ accept: String?) -> [String] {
         guard let accept else { return ["*/*"] }
         var ranges: [String] = []
-        for item in accept.split(separator: ",") {
-            let parts = item.split(separator: ";")
+        for item in accept.splitASCII(",") where !item.isEmpty {
+            let parts = item.splitASCII(";")
             guard let first = parts.first else { continue }
             let range = trimmed(first).lowercased()
             guard !range.isEmpty else { continue }

@@ -45,11 +45,3 @@ enum KeyPredicateParser {
     }
 }
 
-extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return s
-    }
-}
