@@ -174,12 +174,14 @@ public struct EntityReader {
     /// `$top` and `$skip` apply when `applyTopSkip` is set, as for the `$count` segment.
     public func count(_ query: EntityQuery, applyTopSkip: Bool, memo: QueryMemo? = nil) throws -> Int {
         let shape = QueryShape(query)
-        var built = applyTopSkip ? memo?.countWithTopSkip : memo?.count
-        if built?.shape != shape {
+        let built: BuiltSQL
+        if let memoized = applyTopSkip ? memo?.countWithTopSkip : memo?.count, memoized.shape == shape {
+            built = memoized
+        } else {
             built = buildCount(query, applyTopSkip: applyTopSkip, shape: shape)
             if applyTopSkip { memo?.countWithTopSkip = built } else { memo?.count = built }
         }
-        let statement = try built!.boundStatement(in: database)
+        let statement = try built.boundStatement(in: database)
         defer { statement.reset() }
         guard try statement.step(), case .integer(let n) = statement.value(at: 0) else { return 0 }
         return Int(n)
@@ -311,9 +313,10 @@ public struct EntityReader {
             let (statement, joined, rowWidth) = try expansionStatement(link, single: single, joining: joining)
             try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [.text(KeyList.json(tuples))])
             defer { statement.reset() }
+            var buffer = RowBuffer(width: rowWidth)
             while try statement.step() {
                 let child = joined == nil ? EntityRecord(type: target, row: statement)
-                    : statement.withColumns(rowWidth) { EntityRow(type: target, columns: $0, joined: joined).recordWithJoinedExpansions }
+                    : EntityRow(type: target, columns: buffer.read(statement), joined: joined).recordWithJoinedExpansions
                 children.append(child)
                 if let key = LinkKey(child, targetIndexes) { byLink[key, default: []].append(child) }
             }

@@ -1,10 +1,11 @@
 /// The SQL built for one request target's queries, kept with the target's parse (the gateway
 /// keeps it in its `ParseCache`), so that a repeated request binds a prepared statement instead
-/// of building SQL text and hashing it to find the statement: for `Person?$top=20` that was
-/// 25,000 of 208,000 instructions per request. A query's SQL and parameters are a pure function
-/// of the query; the query is one of the target, the model and the service configuration, except
-/// for what the processor chooses per request (joined expansions), which `QueryShape` checks.
-/// Per thread, like the parse cache and the connection it serves.
+/// of building SQL text and hashing it to find the statement (a filtered, ordered page with its
+/// inline count: 234,000 instructions per request before, 190,000 after). A query's SQL and
+/// parameters are a pure function of the query; the query is one of the target, the model and
+/// the service configuration, except for what the processor chooses per request (joined
+/// expansions), which `QueryShape` checks. Per thread, like the parse cache and the connection
+/// it serves.
 public final class QueryMemo {
     var page: PagePlan?
     var count: BuiltSQL?
@@ -15,8 +16,8 @@ public final class QueryMemo {
 
 /// SQL text with its parameters, and the statement last prepared for it on this thread's
 /// connection. Held strongly, not weakly: a weak reference gives the statement a side table,
-/// and every retain and release of it then takes the runtime's slow path (perf put that at a
-/// tenth of the gateway's cycles). A statement kept after its connection's cache let it go
+/// and every retain and release of it then takes the runtime's slow path (perf showed it on
+/// every request). A statement kept after its connection's cache let it go
 /// stays valid; the connection closes once its last statement is finalized (sqlite3_close_v2).
 final class BuiltSQL {
     let sql: String

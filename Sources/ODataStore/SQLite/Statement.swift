@@ -90,12 +90,6 @@ public final class Statement {
         }
     }
 
-    /// Lends the first `count` columns of the current row to `body` (see `RowBuffer.read`).
-    public func withColumns<Result>(_ count: Int, _ body: (UnsafeBufferPointer<StoredColumn>) throws -> Result) rethrows -> Result {
-        var buffer = RowBuffer(width: count)
-        return try body(buffer.read(self))
-    }
-
     /// Runs the statement and returns every row, each as its column values.
     public func rows(_ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
         try bind(values)
