@@ -83,9 +83,8 @@ public enum ModelLoader {
                 }
                 let multiplicity = nav.toRole == association.principalRole ? association.principalMultiplicity : association.dependentMultiplicity
                 let navigation = NavigationProperty(name: nav.name, relationship: association.qualifiedName, fromRole: nav.fromRole,
-                                                    toRole: nav.toRole, source: type, target: target, targetMultiplicity: multiplicity)
-                navigation.association = association
-                navigation.index = type.navigationProperties.count
+                                                    toRole: nav.toRole, source: type, target: target, targetMultiplicity: multiplicity,
+                                                    association: association, index: type.navigationProperties.count)
                 type.navigationProperties.append(navigation)
                 type.navigationByName[nav.name] = navigation
             }

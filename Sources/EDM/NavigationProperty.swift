@@ -5,18 +5,19 @@ public final class NavigationProperty: @unchecked Sendable {
     public let relationship: String
     public let fromRole: String
     public let toRole: String
-    /// Unowned(unsafe): the model owns its types (see `EntityType.entitySet`).
-    /// Unchecked exclusivity, like every `var` of the model (see `EntityType`).
-    @exclusivity(unchecked) public internal(set) unowned(unsafe) var source: EntityType
-    @exclusivity(unchecked) public internal(set) unowned(unsafe) var target: EntityType
+    /// Unowned(unsafe): the model owns its types (see `EntityType.entitySet`). All `let`s:
+    /// responses read them for every entity written, and another module's read of a `var` runs
+    /// the runtime's exclusivity check each time.
+    public unowned(unsafe) let source: EntityType
+    public unowned(unsafe) let target: EntityType
     /// "1", "0..1" or "*" at the target end.
     public let targetMultiplicity: String
-    @exclusivity(unchecked) public internal(set) var association: Association!
+    public let association: Association
     /// Position among the source type's navigation properties.
-    @exclusivity(unchecked) public internal(set) var index = 0
+    public let index: Int
 
-    init(name: String, relationship: String, fromRole: String, toRole: String,
-         source: EntityType, target: EntityType, targetMultiplicity: String) {
+    init(name: String, relationship: String, fromRole: String, toRole: String, source: EntityType, target: EntityType,
+         targetMultiplicity: String, association: Association, index: Int) {
         self.name = name
         self.relationship = relationship
         self.fromRole = fromRole
@@ -24,6 +25,8 @@ public final class NavigationProperty: @unchecked Sendable {
         self.source = source
         self.target = target
         self.targetMultiplicity = targetMultiplicity
+        self.association = association
+        self.index = index
     }
 
     /// True when the navigation yields a collection (the target end is "*").

@@ -8,7 +8,7 @@ import ODataURI
 /// are looked up among the change set's Content-IDs.
 extension ODataService {
     func resolve(_ reference: EntityReference, along navigation: NavigationProperty, in context: WriteContext) throws -> EntityRecord {
-        let association = navigation.association!
+        let association = navigation.association
         var segments = reference.segments
         if let id = reference.contentID {
             guard let location = context.contentIDs?.location(for: id) else {

@@ -13,7 +13,11 @@ public final class JoinedExpansions {
         let nested: JoinedExpansions
     }
 
-    private(set) var joins: [Join] = []
+    /// A `let`: read for every navigation property of every row written, where a `var` of a
+    /// class costs a runtime exclusivity check each time.
+    let joins: [Join]
+
+    private init(joins: [Join]) { self.joins = joins }
 
     /// Whether joins can read the whole tree: every navigation single-valued and followed from
     /// the foreign key to the target's primary key, which matches one row at most. (A 0..1 end
@@ -27,14 +31,15 @@ public final class JoinedExpansions {
     /// Where the columns of `nodes` and of what they expand sit in a row that already holds
     /// `columnCount` columns: each entity's columns, then those of what it expands, depth first.
     static func layout(_ nodes: [ExpandNode], columnCount: inout Int) -> JoinedExpansions {
-        let laidOut = JoinedExpansions()
+        var joins: [Join] = []
+        joins.reserveCapacity(nodes.count)
         for node in nodes {
             let offset = columnCount
             columnCount += node.navigation.target.columnCount
             let nested = layout(node.children, columnCount: &columnCount)
-            laidOut.joins.append(Join(navigation: node.navigation, offset: offset, nested: nested))
+            joins.append(Join(navigation: node.navigation, offset: offset, nested: nested))
         }
-        return laidOut
+        return JoinedExpansions(joins: joins)
     }
 
     /// Adds the LEFT JOINs of `nodes` (reached from the root by `path`) to `context`, and

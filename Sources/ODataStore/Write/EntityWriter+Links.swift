@@ -7,7 +7,7 @@ extension EntityWriter {
     /// principal's key. For a to-one navigation whose target holds the key, a dependent linked
     /// before is unlinked first.
     public func link(_ source: EntityRecord, _ navigation: NavigationProperty, to target: EntityRecord) throws {
-        let association = navigation.association!
+        let association = navigation.association
         try checkChangeable(association)
         if navigation.targetHoldsForeignKey {
             if !navigation.isCollection {
@@ -25,7 +25,7 @@ extension EntityWriter {
     /// Removes the link from `source` along `navigation`: to `target` for a to-many navigation,
     /// or whatever it links to for a to-one navigation (target nil).
     public func unlink(_ source: EntityRecord, _ navigation: NavigationProperty, from target: EntityRecord?) throws {
-        let association = navigation.association!
+        let association = navigation.association
         try checkChangeable(association)
         if navigation.targetHoldsForeignKey {
             let linked = try dependents(association, principalKey: principalKey(of: source))
