@@ -139,12 +139,21 @@ public enum ModelLoader {
                 throw ModelError("\(where_): StoreGeneratedPattern=\"Identity\" is supported on a single integer key only")
             }
             let column = p.annotations.value(namespace: StorageAnnotations.namespace, name: StorageAnnotations.column) ?? p.name
-            let indexed = p.annotations.value(namespace: StorageAnnotations.namespace, name: StorageAnnotations.indexed) == "true"
+            let indexAnnotation = p.annotations.value(namespace: StorageAnnotations.namespace, name: StorageAnnotations.indexed)
+            let indexed = indexAnnotation != nil && indexAnnotation != "false"
+            let indexedWith = indexed && indexAnnotation != "true"
+                ? indexAnnotation!.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                : []
+            for name in indexedWith {
+                guard csdl.properties.contains(where: { $0.name == name }), name != p.name else {
+                    throw ModelError("\(where_): store:Indexed=\"\(indexAnnotation!)\" names '\(name)', which is not another property of \(csdl.name) (use \"true\" to index the column alone)")
+                }
+            }
             properties.append(Property(
                 name: p.name, type: type, isNullable: p.nullable, maxLength: maxLength, isFixedLength: p.fixedLength,
                 isUnicode: p.unicode, precision: p.precision, scale: p.scale, defaultValue: p.defaultValue,
                 isConcurrencyToken: p.concurrencyMode == "Fixed", isStoreGenerated: storeGenerated, isKey: isKey,
-                isIndexed: indexed, columnName: column, columnIndex: index))
+                isIndexed: indexed, indexedWith: indexedWith, columnName: column, columnIndex: index))
         }
         for key in csdl.key where !seen.contains(key) {
             throw ModelError("EntityType \(csdl.name): key property \(key) is not declared")

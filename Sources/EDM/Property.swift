@@ -15,9 +15,13 @@ public struct Property: Sendable, Equatable {
     /// True when the database assigns the value on insert (StoreGeneratedPattern="Identity").
     public let isStoreGenerated: Bool
     public let isKey: Bool
-    /// True when the schema asks for an index on the column (store:Indexed="true"), for
-    /// properties that queries filter or sort by.
+    /// True when the schema asks for an index on the column (store:Indexed), for properties
+    /// that queries filter or sort by.
     public let isIndexed: Bool
+    /// The properties whose columns follow this one in its index (`store:Indexed="firstName"`
+    /// on lastName: the entities of one last name then come out ordered by first name, and a
+    /// query asking for that order needs no sort). Empty for a one-column index.
+    public let indexedWith: [String]
     public let columnName: String
     /// Position among the entity type's stored columns.
     public let columnIndex: Int
@@ -25,7 +29,7 @@ public struct Property: Sendable, Equatable {
     public init(name: String, type: PrimitiveType, isNullable: Bool = true, maxLength: Int? = nil,
                 isFixedLength: Bool? = nil, isUnicode: Bool? = nil, precision: Int? = nil, scale: Int? = nil,
                 defaultValue: String? = nil, isConcurrencyToken: Bool = false, isStoreGenerated: Bool = false,
-                isKey: Bool = false, isIndexed: Bool = false, columnName: String, columnIndex: Int) {
+                isKey: Bool = false, isIndexed: Bool = false, indexedWith: [String] = [], columnName: String, columnIndex: Int) {
         self.name = name
         self.type = type
         self.isNullable = isNullable
@@ -39,6 +43,7 @@ public struct Property: Sendable, Equatable {
         self.isStoreGenerated = isStoreGenerated
         self.isKey = isKey
         self.isIndexed = isIndexed
+        self.indexedWith = indexedWith
         self.columnName = columnName
         self.columnIndex = columnIndex
     }

@@ -8,7 +8,8 @@ public enum StorageAnnotations {
     /// On the dependent End of an Association: its foreign-key column(s), comma-separated, in
     /// the order of the principal's key.
     public static let foreignKey = "ForeignKey"
-    /// On a Property: "true" to index its column.
+    /// On a Property: "true" to index its column, or the names of other properties of its type,
+    /// comma-separated, to index its column followed by theirs.
     public static let indexed = "Indexed"
     /// On an EntitySet: the server page size for that set.
     public static let pageSize = "PageSize"

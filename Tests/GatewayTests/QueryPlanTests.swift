@@ -1,3 +1,4 @@
+import CSDL
 import EDM
 import Foundation
 @testable import ODataStore
@@ -102,6 +103,61 @@ import Testing
         #expect(sql.count == 1, "\(sql)")
         let steps = try plan(try #require(sql.first))
         #expect(steps.filter { $0.hasPrefix("SCAN") }.map { $0.split(separator: " ")[1] } == ["t0"], "only the page itself is scanned: \(steps)")
+    }
+
+    /// `store:Indexed="firstName"` on Person.lastName indexes (lastName, firstName): the search
+    /// by last name in first-name order reads the index in order, with no sort (a sort built a
+    /// temporary b-tree for every request), and its count uses the same index.
+    @Test func aSearchInTheOrderOfAnIndexNeedsNoSort() throws {
+        let columns = try database.rows("SELECT name FROM pragma_index_info('ix_Person_lastName_firstName') ORDER BY seqno")
+        #expect(columns == [[.text("lastName")], [.text("firstName")]])
+
+        let reader = EntityReader(database: database)
+        let (path, options) = try path("Person?$filter=lastName%20eq%20'Samson'&$orderby=firstName&$top=20&$inlinecount=allpages")
+        let query = EntityQuery(path: path, options: options, pageSize: 50)
+        var names: [String] = []
+        let sql = try statements {
+            _ = try reader.forEachRow(query) { row in
+                if case .string(let name) = row.record.value(of: row.type.property(named: "firstName")!) { names.append(name) }
+            }
+            _ = try reader.count(query, applyTopSkip: false)
+        }
+        #expect(!names.isEmpty && names == names.sorted(), "\(names)")
+        #expect(sql.count == 2, "\(sql)")
+        for statement in sql {
+            let steps = try plan(statement)
+            #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(statement) -> \(steps)")
+            #expect(steps.contains { $0.contains("ix_Person_lastName_firstName") }, "\(statement) -> \(steps)")
+        }
+    }
+
+    /// An index may only name other properties of the same type.
+    @Test func anIndexNamingAnUnknownPropertyIsRefused() throws {
+        let edmx = """
+        <edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx">
+          <edmx:DataServices xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata" m:DataServiceVersion="1.0">
+            <Schema Namespace="Registry" xmlns="http://schemas.microsoft.com/ado/2008/09/edm" xmlns:store="urn:cardealer:storage">
+              <EntityType Name="Citizen">
+                <Key><PropertyRef Name="Id"/></Key>
+                <Property Name="Id" Type="Edm.Int32" Nullable="false"/>
+                <Property Name="Surname" Type="Edm.String" store:Indexed="GivenName"/>
+              </EntityType>
+              <EntityContainer Name="Registry" m:IsDefaultEntityContainer="true">
+                <EntitySet Name="Citizens" EntityType="Registry.Citizen"/>
+              </EntityContainer>
+            </Schema>
+          </edmx:DataServices>
+        </edmx:Edmx>
+        """
+        #expect(throws: ModelError.self) { try ModelLoader.load(CSDLReader.read(data: Data(edmx.utf8))) }
+        let withName = edmx.replacingOccurrences(of: "store:Indexed=\"GivenName\"/>",
+                                                  with: "store:Indexed=\"GivenName\"/><Property Name=\"GivenName\" Type=\"Edm.String\"/>")
+        let model = try ModelLoader.load(CSDLReader.read(data: Data(withName.utf8)))
+        let citizen = try #require(model.entitySet(named: "Citizens")).entityType
+        #expect(SchemaBuilder(model: model).statements.contains {
+            $0.contains("\"ix_Citizen_Surname_GivenName\" ON \"Citizen\" (\"Surname\", \"GivenName\")")
+        }, "\(SchemaBuilder(model: model).statements)")
+        #expect(citizen.property(named: "Surname")?.indexedWith == ["GivenName"])
     }
 
     private func plan(_ sql: String) throws -> [String] {

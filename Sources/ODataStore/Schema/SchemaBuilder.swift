@@ -23,8 +23,9 @@ public struct SchemaBuilder: Sendable {
         for type in model.typesInDependencyOrder {
             statements.append(createTable(type))
             for property in type.properties where property.isIndexed && !(property.isKey && type.keyProperties.count == 1) {
-                let name = "ix_" + type.tableName + "_" + property.columnName
-                statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(type.tableName)) (\(SQL.quote(property.columnName)))")
+                let columns = [property.columnName] + property.indexedWith.compactMap { type.property(named: $0)?.columnName }
+                let name = "ix_" + type.tableName + "_" + columns.joined(separator: "_")
+                statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(type.tableName)) (\(columns.map(SQL.quote).joined(separator: ", ")))")
             }
             for association in model.associations where association.dependent === type {
                 let fk = association.foreignKey
