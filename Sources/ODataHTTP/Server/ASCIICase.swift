@@ -23,7 +23,7 @@ enum ASCIICase {
         }), let equal {
             return equal
         }
-        // Bridged or small strings without contiguous UTF-8 storage.
+        // Strings without contiguous UTF-8 (bridged ones; native strings, small ones included, have it).
         let leftBytes = Array(left.utf8), rightBytes = Array(right.utf8)
         return leftBytes.withUnsafeBufferPointer { left in rightBytes.withUnsafeBufferPointer { right in equalIgnoringCase(left, right) } }
     }

@@ -59,16 +59,13 @@ struct PagePlan {
 
 /// What in an `EntityQuery` can differ between two requests with the same target: the
 /// processor's choices. A memo built for another shape is built again.
+/// (`$top`, `$skip` and the rest come from the target itself.)
 struct QueryShape: Equatable {
     let pageSize: Int?
     let joinedExpansions: Int
-    let top: Int?
-    let skip: Int?
 
     init(_ query: EntityQuery) {
         pageSize = query.pageSize
         joinedExpansions = query.joinedExpand.count
-        top = query.top
-        skip = query.skip
     }
 }
