@@ -9,17 +9,31 @@ import ODataStore
 /// counted. Shared by all threads, every retain and release of one was an atomic write to a
 /// cache line that the other cores wrote too. With a copy per thread those counts stay in one
 /// core's cache: `Person?$top=20` under load went from 46% of its cycles in retain and release
-/// to 34%. The services share the write gate, so writers still queue on one another.
+/// to 34%. The services share the write gate, so writers still queue on one another, and the
+/// gate's `ReadLockAnchor`, which spares each read transaction two `fcntl` calls.
 public final class ServicePerThread: @unchecked Sendable {
     private let services: ThreadLocal<ODataService>
+    private let writeGate: WriteGate
 
     public init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
-        let writeGate = WriteGate()
+        // Only a speed-up: without it every read still works, each with its own fcntl calls.
+        var anchor: ReadLockAnchor?
+        do {
+            anchor = try ReadLockAnchor(path: databasePath)
+            anchor?.startTicking()
+        } catch {
+            logger.warning("reads take SQLite's file locks one by one: \(error)")
+        }
+        let writeGate = WriteGate(anchor: anchor)
+        self.writeGate = writeGate
         services = ThreadLocal {
             ODataService(model: try model.copy(), databasePath: databasePath, configuration: configuration,
                          logger: logger, writeGate: writeGate)
         }
     }
+
+    /// The anchor's connection and thread end with the services, not with the process.
+    deinit { writeGate.anchor?.close() }
 
     /// Handles one request with the calling thread's service.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {

@@ -8,10 +8,15 @@ import Darwin
 /// write transaction. SQLite admits one writer at a time anyway; queueing on a mutex hands the
 /// lock over as soon as it is free, where SQLite's busy handler would poll with sleeps.
 /// Other processes writing the same file are still handled by the busy timeout.
+///
+/// With a `ReadLockAnchor`, the gate releases the anchor's read lock for the whole write
+/// transaction, so that its commit-time checkpoint and the WAL's restart are never held back.
 public final class WriteGate: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
+    public let anchor: ReadLockAnchor?
 
-    public init() {
+    public init(anchor: ReadLockAnchor? = nil) {
+        self.anchor = anchor
         pthread_mutex_init(&mutex, nil)
     }
 
@@ -19,7 +24,11 @@ public final class WriteGate: @unchecked Sendable {
 
     public func run<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        anchor?.suspend()
+        defer {
+            anchor?.resume()
+            pthread_mutex_unlock(&mutex)
+        }
         return try body()
     }
 }

@@ -1,0 +1,182 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Keeps one of the WAL's read locks held by this process between requests, so that the read
+/// transactions of the worker connections take that lock inside the process instead of with
+/// two `fcntl` calls each.
+///
+/// SQLite makes the system call for a read lock only when no other connection of the same
+/// process holds that lock already. Without an anchor, each read transaction locked and
+/// unlocked a slot of the `-shm` file with `fcntl` while holding SQLite's shared-memory mutex,
+/// so the worker threads also queued on that mutex in the kernel (`futex`): 1.8 `fcntl` and
+/// 0.2 `futex` per `Person(n)`, and 0.9 context switches against the ceiling's 0.2.
+///
+/// A held read lock keeps its snapshot's frames in the WAL: checkpoints stop at it and the
+/// WAL cannot start over from its beginning. So the anchor holds it only while nothing writes:
+/// - this process's writers suspend it for their whole transaction, commit-time checkpoint
+///   included (`WriteGate`), so checkpoints and restarts run as they would without it;
+/// - every `tickInterval` it checks `PRAGMA data_version`; when another process changed the
+///   database, it steps aside until a tick finds no change, and that writer's checkpoints and
+///   restarts run as they would without it too.
+/// Readers are unaffected: each read transaction still starts at the newest commit.
+public final class ReadLockAnchor: @unchecked Sendable {
+    public static let defaultTickInterval: Double = 0.1
+
+    /// Nil once closed: dropping it closes the connection.
+    private var database: Database?
+    private let tickInterval: Double
+    private var mutex = pthread_mutex_t()
+    private var wake = pthread_cond_t()
+    private var ticker: pthread_t?
+
+    private var holding = false
+    /// A write of this process is running: the lock is released and ticks leave it alone.
+    private var suspended = false
+    /// Another process wrote since the last tick: the lock stays released.
+    private var steppedAside = false
+    private var committedSinceTick = false
+    private var lastDataVersion: Int64 = 0
+    private var closed = false
+
+    /// Opens its own connection to `path` and takes the read lock; `startTicking` starts the
+    /// checks for other processes' writes.
+    public init(path: String, tickInterval: Double = ReadLockAnchor.defaultTickInterval) throws(SQLiteError) {
+        let database = try Database(path: path)
+        try database.configureForService()
+        self.database = database
+        self.tickInterval = tickInterval
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&wake, nil)
+        lastDataVersion = try dataVersion()
+        try hold()
+    }
+
+    deinit {
+        close()
+        pthread_cond_destroy(&wake)
+        pthread_mutex_destroy(&mutex)
+    }
+
+    /// Whether the read lock is held now (for tests and logs).
+    public var isHolding: Bool {
+        locked { holding }
+    }
+
+    /// Releases the lock for a write transaction of this process.
+    public func suspend() {
+        locked {
+            suspended = true
+            release()
+        }
+    }
+
+    /// Takes the lock again after that write committed or rolled back.
+    public func resume() {
+        locked {
+            suspended = false
+            committedSinceTick = true
+            if !steppedAside && !closed { try? hold() }
+        }
+    }
+
+    /// One check for other processes' writes (the ticker's work; tests call it directly).
+    public func tick() {
+        locked {
+            guard !suspended, !closed else { return }
+            release()
+            // Read outside a transaction: a connection sees others' commits only when it
+            // starts one, and this statement starts its own.
+            guard let version = try? dataVersion() else { return }
+            steppedAside = version != lastDataVersion && !committedSinceTick
+            lastDataVersion = version
+            committedSinceTick = false
+            if !steppedAside { try? hold() }
+        }
+    }
+
+    /// Starts a thread that calls `tick` every `tickInterval` until `close`.
+    public func startTicking() {
+        locked {
+            guard ticker == nil, !closed else { return }
+            let context = Unmanaged.passRetained(self).toOpaque()
+            var thread = pthread_t()
+            if pthread_create(&thread, nil, { context in
+                let anchor = Unmanaged<ReadLockAnchor>.fromOpaque(context!).takeRetainedValue()
+                anchor.tickUntilClosed()
+                return nil
+            }, context) == 0 {
+                ticker = thread
+            } else {
+                Unmanaged<ReadLockAnchor>.fromOpaque(context).release()
+            }
+        }
+    }
+
+    /// Releases the lock, stops the ticker and closes the connection (when the server stops).
+    public func close() {
+        let thread: pthread_t? = locked {
+            guard !closed else { return nil }
+            closed = true
+            release()
+            pthread_cond_signal(&wake)
+            return ticker
+        }
+        if let thread { pthread_join(thread, nil) }
+        locked { database = nil }
+    }
+
+    private func tickUntilClosed() {
+        while true {
+            var deadline = timespec()
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            let nanoseconds = Int(deadline.tv_nsec) + Int(tickInterval * 1e9)
+            deadline.tv_sec += nanoseconds / 1_000_000_000
+            deadline.tv_nsec = nanoseconds % 1_000_000_000
+            let stop: Bool = locked {
+                if !closed { pthread_cond_timedwait(&wake, &mutex, &deadline) }
+                return closed
+            }
+            if stop { return }
+            tick()
+        }
+    }
+
+    /// A read transaction that stays open: BEGIN alone takes no lock, the first read does.
+    private func hold() throws(SQLiteError) {
+        guard !holding, let database else { return }
+        try database.cachedStatement("BEGIN DEFERRED").run()
+        do {
+            try database.cachedStatement("SELECT 1 FROM sqlite_schema LIMIT 1").run()
+        } catch {
+            try? database.cachedStatement("ROLLBACK").run()
+            throw error
+        }
+        holding = true
+    }
+
+    private func release() {
+        guard holding, let database else { return }
+        try? database.cachedStatement("COMMIT").run()
+        holding = false
+    }
+
+    /// Changes when a connection other than this one commits (SQLite's `PRAGMA data_version`).
+    private func dataVersion() throws(SQLiteError) -> Int64 {
+        guard let database else { return lastDataVersion }
+        let statement = try database.cachedStatement("PRAGMA data_version")
+        try statement.bind([])
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return 0 }
+        return version
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import ODataStore
+import Testing
+
+/// `ReadLockAnchor` holds a WAL read lock between requests. Holding it must never cost what it
+/// costs a long reader in SQLite: a WAL that checkpoints stop at and that never starts over.
+/// These tests write enough to pass the auto-checkpoint (1,000 pages) several times and check
+/// that the WAL file stops growing, for this process's writes and for another writer's.
+/// (A second connection that does not use the gate stands for another process: SQLite checks
+/// the read locks of connections in the same process the way it checks other processes'.)
+@Suite struct ReadLockAnchorTests {
+    /// A fresh WAL database with one table of page-sized rows.
+    private func makeDatabase() throws -> (path: String, cleanup: () -> Void) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("anchor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("test.sqlite").path
+        let database = try Database(path: path)
+        try database.configureForService()
+        try database.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, data BLOB)")
+        return (path, { try? FileManager.default.removeItem(at: directory) })
+    }
+
+    private func connection(_ path: String, gate: WriteGate? = nil) throws -> Database {
+        let database = try Database(path: path, writeGate: gate)
+        try database.configureForService()
+        return database
+    }
+
+    private func insertPage(_ database: Database) throws {
+        try database.transaction {
+            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
+        }
+    }
+
+    private func walSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
+    }
+
+    private func count(_ database: Database) throws -> [[SQLValue]] {
+        try database.rows("SELECT count(*) FROM item")
+    }
+
+    /// 3,000 one-page commits fill the WAL three times over unless it starts over after each
+    /// checkpoint; it holds about 1,000 frames of 4 KiB when it does.
+    private let commits = 3000
+    private let walBound = 8 * 1024 * 1024
+
+    @Test func holdsBetweenWritesAndReleasesDuringThem() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        let writer = try connection(path, gate: WriteGate(anchor: anchor))
+        #expect(anchor.isHolding)
+        try writer.transaction {
+            #expect(!anchor.isHolding, "a write of this process runs with the anchor released")
+            try writer.cachedStatement("INSERT INTO item (data) VALUES (x'01')").run()
+        }
+        #expect(anchor.isHolding)
+    }
+
+    @Test func readersSeeTheNewestCommitWhileItHolds() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        let reader = try connection(path)
+        let otherWriter = try connection(path)
+        #expect(try count(reader) == [[.integer(0)]])
+        try insertPage(otherWriter)
+        #expect(anchor.isHolding)
+        #expect(try count(reader) == [[.integer(1)]], "a read transaction starts at the newest commit, anchor or not")
+    }
+
+    @Test func theWALStartsOverUnderThisProcesssWrites() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        let writer = try connection(path, gate: WriteGate(anchor: anchor))
+        for _ in 0..<commits { try insertPage(writer) }
+        #expect(anchor.isHolding)
+        #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: checkpoints or restarts were held back")
+        #expect(try count(writer) == [[.integer(Int64(commits))]])
+    }
+
+    @Test func stepsAsideWhileAnotherProcessWrites() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        let ownWriter = try connection(path, gate: WriteGate(anchor: anchor))
+        let otherWriter = try connection(path)
+
+        anchor.tick()
+        #expect(anchor.isHolding, "nothing changed")
+        try insertPage(ownWriter)
+        anchor.tick()
+        #expect(anchor.isHolding, "this process's own write is no reason to step aside")
+
+        try insertPage(otherWriter)
+        anchor.tick()
+        #expect(!anchor.isHolding, "another writer changed the database")
+        try insertPage(otherWriter)
+        anchor.tick()
+        #expect(!anchor.isHolding, "it is still writing")
+        anchor.tick()
+        #expect(anchor.isHolding, "a tick without changes takes the lock again")
+    }
+
+    @Test func theWALStartsOverUnderAnotherProcesssWrites() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        let otherWriter = try connection(path)
+        for commit in 0..<commits {
+            if commit % 100 == 0 { anchor.tick() }
+            try insertPage(otherWriter)
+        }
+        #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: the anchor held back another writer")
+    }
+
+    @Test func itsThreadTicksUntilClosed() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path, tickInterval: 0.01)
+        anchor.startTicking()
+        let otherWriter = try connection(path)
+        let deadline = Date().addingTimeInterval(5)
+        // Writes until a tick of the anchor's own thread has seen them.
+        while anchor.isHolding && Date() < deadline {
+            try insertPage(otherWriter)
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        #expect(!anchor.isHolding, "the ticker saw another writer")
+        let reheld = Date().addingTimeInterval(5)
+        while !anchor.isHolding && Date() < reheld { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(anchor.isHolding, "the ticker took the lock again once the writes stopped")
+
+        anchor.close()
+        #expect(!anchor.isHolding)
+        anchor.tick()
+        #expect(!anchor.isHolding, "a closed anchor stays released")
+    }
+}
