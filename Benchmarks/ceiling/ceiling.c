@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     MHD_add_response_header(ok_response, "DataServiceVersion", "1.0;");
     not_allowed_response = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 
-    int status = yardstick_serve(argc, argv, answer, NULL);
+    int status = yardstick_serve(argc, argv, answer, NULL, NULL);
     MHD_destroy_response(ok_response);
     MHD_destroy_response(not_allowed_response);
     return status;

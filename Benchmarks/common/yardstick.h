@@ -25,8 +25,10 @@ static void yardstick_usage(const char *program, int wants_database)
 }
 
 // Serves `answer` on the address the command line names, prints "Serving http://host:port/" once
-// listening, and returns the process's exit status when stopped.
-static int yardstick_serve(int argc, char **argv, MHD_AccessHandlerCallback answer, const char **database)
+// listening, and returns the process's exit status when stopped. `prepare`, when not NULL, runs
+// after the command line is read and before the daemon starts; it returns 0 to give up.
+static int yardstick_serve(int argc, char **argv, MHD_AccessHandlerCallback answer, const char **database,
+                           int (*prepare)(void))
 {
     const char *host = "127.0.0.1";
     int port = 0;
@@ -41,6 +43,7 @@ static int yardstick_serve(int argc, char **argv, MHD_AccessHandlerCallback answ
     }
     if (port < 0 || port > 65535 || threads < 1 || (database != NULL && *database == NULL))
         yardstick_usage(argv[0], database != NULL);
+    if (prepare != NULL && !prepare()) return 1;
 
     struct sockaddr_in address;
     memset(&address, 0, sizeof address);
