@@ -59,6 +59,22 @@ import Testing
         #expect(anchor.isHolding)
     }
 
+    /// Without a commit in the WAL, every read transaction asks the file system for the
+    /// database's size; the anchor's first commit records it and changes no value.
+    @Test func givesAFreshWALACommitThatChangesNothing() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        do {
+            let setup = try connection(path)
+            try setup.execute("PRAGMA user_version = 42")
+        }
+        #expect(walSize(path) == 0, "the last connection to close removed the WAL")
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        #expect(walSize(path) > 0)
+        #expect(try connection(path).rows("PRAGMA user_version") == [[.integer(42)]])
+    }
+
     @Test func readersSeeTheNewestCommitWhileItHolds() throws {
         let (path, cleanup) = try makeDatabase()
         defer { cleanup() }
