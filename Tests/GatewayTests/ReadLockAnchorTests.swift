@@ -75,6 +75,45 @@ import Testing
         #expect(try connection(path).rows("PRAGMA user_version") == [[.integer(42)]])
     }
 
+    /// Writers suspend the anchor before they wait for the gate and resume it after they leave
+    /// it: the first to finish must not take the lock while another is still pending.
+    @Test func staysReleasedWhileAnyWriteIsPending() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        anchor.suspend()
+        anchor.suspend()
+        anchor.resume()
+        #expect(!anchor.isHolding, "one write is still pending")
+        anchor.tick()
+        #expect(!anchor.isHolding, "ticks leave it alone while a write is pending")
+        anchor.resume()
+        #expect(anchor.isHolding)
+    }
+
+    @Test func theWALStartsOverUnderConcurrentWriters() throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        let gate = WriteGate(anchor: anchor)
+        let writers = 4
+        let failures = NSLock()
+        nonisolated(unsafe) var failed = 0
+        DispatchQueue.concurrentPerform(iterations: writers) { _ in
+            do {
+                let writer = try connection(path, gate: gate)
+                for _ in 0..<(commits / writers) { try insertPage(writer) }
+            } catch {
+                failures.withLock { failed += 1 }
+            }
+        }
+        #expect(failed == 0)
+        #expect(anchor.isHolding, "the last writer to leave took the lock again")
+        #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: checkpoints or restarts were held back")
+    }
+
     @Test func readersSeeTheNewestCommitWhileItHolds() throws {
         let (path, cleanup) = try makeDatabase()
         defer { cleanup() }

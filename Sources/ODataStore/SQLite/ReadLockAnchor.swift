@@ -39,8 +39,9 @@ public final class ReadLockAnchor: @unchecked Sendable {
     private var ticker: pthread_t?
 
     private var holding = false
-    /// A write of this process is running: the lock is released and ticks leave it alone.
-    private var suspended = false
+    /// Writes of this process waiting for the gate or running: while any is, the lock stays
+    /// released and ticks leave it alone.
+    private var pendingWrites = 0
     /// Another process wrote since the last tick: the lock stays released.
     private var steppedAside = false
     private var committedSinceTick = false
@@ -73,27 +74,28 @@ public final class ReadLockAnchor: @unchecked Sendable {
         locked { holding }
     }
 
-    /// Releases the lock for a write transaction of this process.
+    /// Releases the lock for a write transaction of this process, before it asks for the gate.
     public func suspend() {
         locked {
-            suspended = true
+            pendingWrites += 1
             release()
         }
     }
 
-    /// Takes the lock again after that write committed or rolled back.
+    /// After that write committed or rolled back: takes the lock again unless another write
+    /// of this process is pending.
     public func resume() {
         locked {
-            suspended = false
+            pendingWrites -= 1
             committedSinceTick = true
-            if !steppedAside && !closed { try? hold() }
+            if pendingWrites == 0 && !steppedAside && !closed { try? hold() }
         }
     }
 
     /// One check for other processes' writes (the ticker's work; tests call it directly).
     public func tick() {
         locked {
-            guard !suspended, !closed else { return }
+            guard pendingWrites == 0, !closed else { return }
             release()
             // Read outside a transaction: a connection sees others' commits only when it
             // starts one, and this statement starts its own.

@@ -11,6 +11,8 @@ import Darwin
 ///
 /// With a `ReadLockAnchor`, the gate releases the anchor's read lock for the whole write
 /// transaction, so that its commit-time checkpoint and the WAL's restart are never held back.
+/// Both happen outside the mutex, which every writer waits for: the anchor counts the writes
+/// pending and takes its lock again only when none is.
 public final class WriteGate: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     public let anchor: ReadLockAnchor?
@@ -23,11 +25,11 @@ public final class WriteGate: @unchecked Sendable {
     deinit { pthread_mutex_destroy(&mutex) }
 
     public func run<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
         anchor?.suspend()
+        pthread_mutex_lock(&mutex)
         defer {
-            anchor?.resume()
             pthread_mutex_unlock(&mutex)
+            anchor?.resume()
         }
         return try body()
     }
