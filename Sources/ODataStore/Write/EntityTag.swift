@@ -3,19 +3,19 @@ import EDM
 /// The ETag of an entity (MS-ODATA 2.2.5.4): a weak validator `W/"<16 hex digits>"` that
 /// changes whenever the entity changes.
 ///
-/// It is a 64-bit FNV-1a digest of the entity's concurrency tokens (the properties the schema
+/// It is a 64-bit digest (`ColumnDigest`) of the entity's concurrency tokens (the properties the schema
 /// marks ConcurrencyMode="Fixed") or, when the schema marks none, of every stored column,
 /// hidden foreign keys included: a version derived from the row itself, so it needs no extra
 /// column, holds for rows written by any program, and is the same after a restart.
 public enum EntityTag {
     public static func of(_ entity: some EntityColumns) -> String {
-        FNV1a(value: entity.tagDigest).weakTag
+        WeakTag(value: entity.tagDigest).text
     }
 
     /// The 64 bits behind the tag (`EntityColumns.tagDigest`): `W/"` + these as 16 lower-case
     /// hex digits + `"`. Serializers write them straight into a response without a String.
     static func digest<Entity: EntityColumns>(of entity: Entity) -> UInt64 {
-        var digest = FNV1a()
+        var digest = ColumnDigest()
         let tokens = entity.type.concurrencyProperties
         if tokens.isEmpty {
             for index in 0..<entity.type.columnCount { entity.withColumn(index) { digest.add($0) } }
@@ -68,55 +68,68 @@ public enum EntityTag {
     }
 }
 
-/// 64-bit FNV-1a over a self-delimiting encoding of column values (a type byte, then the value,
-/// text and blobs with their length), so that different rows give different byte streams.
-private struct FNV1a {
-    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+/// A 64-bit digest over a self-delimiting encoding of column values (a type word, then the
+/// value; text and blobs with their length first), so that different rows give different
+/// word streams. It takes 8 bytes a round: FNV-1a, one serial multiply a byte, spent 66 rounds
+/// on a Person row and 4.5% of the CPU of `Person?$top=20`; this takes 11. Each round is a
+/// bijection of the state, so two rows that differ in one word never collide, and MurmurHash3's
+/// finalizer spreads every input bit over the 64 of the tag.
+private struct ColumnDigest {
+    private var state: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    mutating func add(_ byte: UInt8) {
-        value ^= UInt64(byte)
-        value = value &* 0x0000_0100_0000_01B3
+    mutating func add(_ word: UInt64) {
+        state = (state ^ word) &* 0x9e37_79b9_7f4a_7c15
+        state ^= state >> 32
     }
 
-    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
-        add(UInt64(bytes.count))
-        var hash = value
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
+    mutating func add(_ bytes: UnsafeRawBufferPointer, tag: UInt64) {
+        add(UInt64(bytes.count) << 8 | tag)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            add(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
         }
-        value = hash
-    }
-
-    mutating func add(_ number: UInt64) {
-        var rest = number
-        for _ in 0..<8 {
-            add(UInt8(truncatingIfNeeded: rest))
-            rest >>= 8
+        if offset < bytes.count {
+            var tail: UInt64 = 0
+            for index in offset..<bytes.count { tail |= UInt64(bytes[index]) << UInt64(8 * (index - offset)) }
+            add(tail)
         }
     }
 
     mutating func add(_ column: StoredColumn) {
         switch column {
         case .null:
-            add(UInt8(0))
+            add(0)
         case .integer(let i):
-            add(UInt8(1))
+            add(1)
             add(UInt64(bitPattern: i))
         case .real(let d):
-            add(UInt8(2))
+            add(2)
             add(d.bitPattern)
         case .text(let utf8):
-            add(UInt8(3))
-            add(utf8)
+            add(UnsafeRawBufferPointer(utf8), tag: 3)
         case .blob(let bytes):
-            add(UInt8(4))
-            add(bytes.assumingMemoryBound(to: UInt8.self))
+            add(bytes, tag: 4)
         }
     }
 
+    var value: UInt64 {
+        var mixed = state
+        mixed ^= mixed >> 33
+        mixed = mixed &* 0xff51_afd7_ed55_8ccd
+        mixed ^= mixed >> 33
+        mixed = mixed &* 0xc4ce_b9fe_1a85_ec53
+        mixed ^= mixed >> 33
+        return mixed
+    }
+}
+
+/// The tag's text for a digest.
+private struct WeakTag {
+    let value: UInt64
+
     /// `W/"<16 hex digits>"`, written in one allocation: it runs for every entity served.
-    var weakTag: String {
+    var text: String {
         let digits: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 20) { buffer in
             buffer[0] = UInt8(ascii: "W")
