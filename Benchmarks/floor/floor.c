@@ -54,17 +54,45 @@ static size_t escape(char *out, const unsigned char *text, int length)
     return n;
 }
 
-// FNV-1a over the row's columns, like the gateway's weak ETag.
+// The gateway's ETag digest (EntityTag.swift, ColumnDigest): the row's columns as words, each
+// with a type word first (text with its length), 8 bytes a round, then MurmurHash3's finalizer.
+static uint64_t mix(uint64_t state, uint64_t word)
+{
+    state = (state ^ word) * 0x9e3779b97f4a7c15ULL;
+    return state ^ (state >> 32);
+}
+
 static uint64_t digest(sqlite3_stmt *row)
 {
-    uint64_t hash = 0xcbf29ce484222325ULL;
+    uint64_t state = 0xcbf29ce484222325ULL;
     for (int column = 0; column < 5; column++) {
+        int type = sqlite3_column_type(row, column);
+        if (type == SQLITE_NULL) {
+            state = mix(state, 0);
+            continue;
+        }
+        if (type == SQLITE_INTEGER) {
+            state = mix(mix(state, 1), (uint64_t)sqlite3_column_int64(row, column));
+            continue;
+        }
         const unsigned char *bytes = sqlite3_column_text(row, column);
         int length = sqlite3_column_bytes(row, column);
-        for (int i = 0; i < length; i++) { hash ^= bytes[i]; hash *= 0x100000001b3ULL; }
-        hash ^= 0xff; hash *= 0x100000001b3ULL;
+        state = mix(state, (uint64_t)length << 8 | 3);
+        int offset = 0;
+        for (; offset + 8 <= length; offset += 8) {
+            uint64_t word;
+            memcpy(&word, bytes + offset, 8);  // little-endian, as the gateway reads it
+            state = mix(state, word);
+        }
+        if (offset < length) {
+            uint64_t tail = 0;
+            for (int i = offset; i < length; i++) tail |= (uint64_t)bytes[i] << (8 * (i - offset));
+            state = mix(state, tail);
+        }
     }
-    return hash;
+    state ^= state >> 33; state *= 0xff51afd7ed558ccdULL;
+    state ^= state >> 33; state *= 0xc4ceb9fe1a85ec53ULL;
+    return state ^ (state >> 33);
 }
 
 static enum MHD_Result respond(struct MHD_Connection *connection, unsigned status, const char *body, size_t length,
