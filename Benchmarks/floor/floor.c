@@ -55,12 +55,17 @@ static size_t escape(char *out, const unsigned char *text, int length)
 }
 
 // The gateway's ETag digest (EntityTag.swift, ColumnDigest): the row's columns as words, each
-// with a type word first (text with its length), 8 bytes a round, then MurmurHash3's finalizer.
+// with a type word first (text with its length), 8 bytes a round (short tails as overlapping
+// loads), then MurmurHash3's finalizer.
 static uint64_t mix(uint64_t state, uint64_t word)
 {
     state = (state ^ word) * 0x9e3779b97f4a7c15ULL;
     return state ^ (state >> 32);
 }
+
+// Little-endian loads, as the gateway reads words.
+static uint64_t load64(const unsigned char *p) { uint64_t w; memcpy(&w, p, 8); return w; }
+static uint32_t load32(const unsigned char *p) { uint32_t w; memcpy(&w, p, 4); return w; }
 
 static uint64_t digest(sqlite3_stmt *row)
 {
@@ -78,16 +83,14 @@ static uint64_t digest(sqlite3_stmt *row)
         const unsigned char *bytes = sqlite3_column_text(row, column);
         int length = sqlite3_column_bytes(row, column);
         state = mix(state, (uint64_t)length << 8 | 3);
-        int offset = 0;
-        for (; offset + 8 <= length; offset += 8) {
-            uint64_t word;
-            memcpy(&word, bytes + offset, 8);  // little-endian, as the gateway reads it
-            state = mix(state, word);
-        }
-        if (offset < length) {
-            uint64_t tail = 0;
-            for (int i = offset; i < length; i++) tail |= (uint64_t)bytes[i] << (8 * (i - offset));
-            state = mix(state, tail);
+        if (length >= 8) {
+            int offset = 0;
+            for (; offset + 8 <= length; offset += 8) state = mix(state, load64(bytes + offset));
+            if (offset < length) state = mix(state, load64(bytes + length - 8));
+        } else if (length >= 4) {
+            state = mix(state, (uint64_t)load32(bytes) << 32 | load32(bytes + length - 4));
+        } else if (length > 0) {
+            state = mix(state, (uint64_t)bytes[0] << 16 | (uint64_t)bytes[length >> 1] << 8 | bytes[length - 1]);
         }
     }
     state ^= state >> 33; state *= 0xff51afd7ed558ccdULL;

@@ -39,7 +39,14 @@ import Testing
             with(3, .text("")),
             with(3, .null),
             with(3, .integer(0)),
-            with(2, .text("Samsom")),      // the last byte of a partial word
+            with(2, .text("Samsom")),      // the last byte of 4 to 7
+            with(2, .text("Sbmson")),      // a byte that only the first of two 4-byte loads holds
+            with(1, .text("Bop")),         // the last byte of 1 to 3
+            with(1, .text("Bxb")),         // the middle one
+            with(1, .text("B")),
+            with(3, .text("5438729345438729")),   // two whole words
+            with(3, .text("5438729345438728")),
+            with(3, .text("54387293454387291")),  // and a byte that only the overlapping load holds
             with(0, .integer(2)),
             with(4, .integer(1_257_008_908_441)),
             with(4, .real(1_257_008_908_440)),

@@ -77,23 +77,41 @@ public enum EntityTag {
 private struct ColumnDigest {
     private var state: UInt64 = 0xcbf2_9ce4_8422_2325
 
+    @inline(__always)
     mutating func add(_ word: UInt64) {
         state = (state ^ word) &* 0x9e37_79b9_7f4a_7c15
         state ^= state >> 32
     }
 
+    /// The length first, then whole words; the bytes after the last whole word come from
+    /// loads that overlap it (or, below 8 bytes, each other), as wyhash reads them. With the
+    /// length known, the words still name every byte, and short text costs a round or two.
+    @inline(__always)
     mutating func add(_ bytes: UnsafeRawBufferPointer, tag: UInt64) {
-        add(UInt64(bytes.count) << 8 | tag)
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            add(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-            offset += 8
+        let count = bytes.count
+        add(UInt64(count) &<< 8 | tag)
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 <= count {
+                add(word64(bytes, offset))
+                offset += 8
+            }
+            if offset < count { add(word64(bytes, count - 8)) }
+        } else if count >= 4 {
+            add(word32(bytes, 0) &<< 32 | word32(bytes, count - 4))
+        } else if count > 0 {
+            add(UInt64(bytes[0]) &<< 16 | UInt64(bytes[count >> 1]) &<< 8 | UInt64(bytes[count - 1]))
         }
-        if offset < bytes.count {
-            var tail: UInt64 = 0
-            for index in offset..<bytes.count { tail |= UInt64(bytes[index]) << UInt64(8 * (index - offset)) }
-            add(tail)
-        }
+    }
+
+    @inline(__always)
+    private func word64(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    @inline(__always)
+    private func word32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
     }
 
     mutating func add(_ column: StoredColumn) {
