@@ -20,6 +20,15 @@ import Testing
         return (path, { try? FileManager.default.removeItem(at: directory) })
     }
 
+    /// A fresh database with an anchor on it, both gone after `body`.
+    private func withAnchor(_ body: (String, ReadLockAnchor) throws -> Void) throws {
+        let (path, cleanup) = try makeDatabase()
+        defer { cleanup() }
+        let anchor = try ReadLockAnchor(path: path)
+        defer { anchor.close() }
+        try body(path, anchor)
+    }
+
     private func connection(_ path: String, gate: WriteGate? = nil) throws -> Database {
         let database = try Database(path: path, writeGate: gate)
         try database.configureForService()
@@ -46,17 +55,15 @@ import Testing
     private let walBound = 8 * 1024 * 1024
 
     @Test func holdsBetweenWritesAndReleasesDuringThem() throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        let writer = try connection(path, gate: WriteGate(anchor: anchor))
-        #expect(anchor.isHolding)
-        try writer.transaction {
-            #expect(!anchor.isHolding, "a write of this process runs with the anchor released")
-            try writer.cachedStatement("INSERT INTO item (data) VALUES (x'01')").run()
+        try withAnchor { path, anchor in
+            let writer = try connection(path, gate: WriteGate(anchor: anchor))
+            #expect(anchor.isHolding)
+            try writer.transaction {
+                #expect(!anchor.isHolding, "a write of this process runs with the anchor released")
+                try writer.cachedStatement("INSERT INTO item (data) VALUES (x'01')").run()
+            }
+            #expect(anchor.isHolding)
         }
-        #expect(anchor.isHolding)
     }
 
     /// Without a commit in the WAL, every read transaction asks the file system for the
@@ -78,102 +85,90 @@ import Testing
     /// Writers suspend the anchor before they wait for the gate and resume it after they leave
     /// it: the first to finish must not take the lock while another is still pending.
     @Test func staysReleasedWhileAnyWriteIsPending() throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        anchor.suspend()
-        anchor.suspend()
-        anchor.resume()
-        #expect(!anchor.isHolding, "one write is still pending")
-        anchor.tick()
-        #expect(!anchor.isHolding, "ticks leave it alone while a write is pending")
-        anchor.resume()
-        #expect(anchor.isHolding)
+        try withAnchor { path, anchor in
+            anchor.suspend()
+            anchor.suspend()
+            anchor.resume()
+            #expect(!anchor.isHolding, "one write is still pending")
+            anchor.tick()
+            #expect(!anchor.isHolding, "ticks leave it alone while a write is pending")
+            anchor.resume()
+            #expect(anchor.isHolding)
+        }
     }
 
     @Test func theWALStartsOverUnderConcurrentWriters() throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        let gate = WriteGate(anchor: anchor)
-        let writers = 4
-        let failures = NSLock()
-        nonisolated(unsafe) var failed = 0
-        DispatchQueue.concurrentPerform(iterations: writers) { _ in
-            do {
-                let writer = try connection(path, gate: gate)
-                for _ in 0..<(commits / writers) { try insertPage(writer) }
-            } catch {
-                failures.withLock { failed += 1 }
+        try withAnchor { path, anchor in
+            let gate = WriteGate(anchor: anchor)
+            let writers = 4
+            let failures = NSLock()
+            nonisolated(unsafe) var failed = 0
+            DispatchQueue.concurrentPerform(iterations: writers) { _ in
+                do {
+                    let writer = try connection(path, gate: gate)
+                    for _ in 0..<(commits / writers) { try insertPage(writer) }
+                } catch {
+                    failures.withLock { failed += 1 }
+                }
             }
+            #expect(failed == 0)
+            #expect(anchor.isHolding, "the last writer to leave took the lock again")
+            #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: checkpoints or restarts were held back")
         }
-        #expect(failed == 0)
-        #expect(anchor.isHolding, "the last writer to leave took the lock again")
-        #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: checkpoints or restarts were held back")
     }
 
     @Test func readersSeeTheNewestCommitWhileItHolds() throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        let reader = try connection(path)
-        let otherWriter = try connection(path)
-        #expect(try count(reader) == [[.integer(0)]])
-        try insertPage(otherWriter)
-        #expect(anchor.isHolding)
-        #expect(try count(reader) == [[.integer(1)]], "a read transaction starts at the newest commit, anchor or not")
+        try withAnchor { path, anchor in
+            let reader = try connection(path)
+            let otherWriter = try connection(path)
+            #expect(try count(reader) == [[.integer(0)]])
+            try insertPage(otherWriter)
+            #expect(anchor.isHolding)
+            #expect(try count(reader) == [[.integer(1)]], "a read transaction starts at the newest commit, anchor or not")
+        }
     }
 
     @Test func theWALStartsOverUnderThisProcesssWrites() throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        let writer = try connection(path, gate: WriteGate(anchor: anchor))
-        for _ in 0..<commits { try insertPage(writer) }
-        #expect(anchor.isHolding)
-        #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: checkpoints or restarts were held back")
-        #expect(try count(writer) == [[.integer(Int64(commits))]])
+        try withAnchor { path, anchor in
+            let writer = try connection(path, gate: WriteGate(anchor: anchor))
+            for _ in 0..<commits { try insertPage(writer) }
+            #expect(anchor.isHolding)
+            #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: checkpoints or restarts were held back")
+            #expect(try count(writer) == [[.integer(Int64(commits))]])
+        }
     }
 
     @Test func stepsAsideWhileAnotherProcessWrites() throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        let ownWriter = try connection(path, gate: WriteGate(anchor: anchor))
-        let otherWriter = try connection(path)
+        try withAnchor { path, anchor in
+            let ownWriter = try connection(path, gate: WriteGate(anchor: anchor))
+            let otherWriter = try connection(path)
 
-        anchor.tick()
-        #expect(anchor.isHolding, "nothing changed")
-        try insertPage(ownWriter)
-        anchor.tick()
-        #expect(anchor.isHolding, "this process's own write is no reason to step aside")
+            anchor.tick()
+            #expect(anchor.isHolding, "nothing changed")
+            try insertPage(ownWriter)
+            anchor.tick()
+            #expect(anchor.isHolding, "this process's own write is no reason to step aside")
 
-        try insertPage(otherWriter)
-        anchor.tick()
-        #expect(!anchor.isHolding, "another writer changed the database")
-        try insertPage(otherWriter)
-        anchor.tick()
-        #expect(!anchor.isHolding, "it is still writing")
-        anchor.tick()
-        #expect(anchor.isHolding, "a tick without changes takes the lock again")
+            try insertPage(otherWriter)
+            anchor.tick()
+            #expect(!anchor.isHolding, "another writer changed the database")
+            try insertPage(otherWriter)
+            anchor.tick()
+            #expect(!anchor.isHolding, "it is still writing")
+            anchor.tick()
+            #expect(anchor.isHolding, "a tick without changes takes the lock again")
+        }
     }
 
     @Test func theWALStartsOverUnderAnotherProcesssWrites() throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        let otherWriter = try connection(path)
-        for commit in 0..<commits {
-            if commit % 100 == 0 { anchor.tick() }
-            try insertPage(otherWriter)
+        try withAnchor { path, anchor in
+            let otherWriter = try connection(path)
+            for commit in 0..<commits {
+                if commit % 100 == 0 { anchor.tick() }
+                try insertPage(otherWriter)
+            }
+            #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: the anchor held back another writer")
         }
-        #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: the anchor held back another writer")
     }
 
     @Test func itsThreadTicksUntilClosed() throws {

@@ -13,7 +13,7 @@ import Darwin
 /// process holds that lock already. Without an anchor, each read transaction locked and
 /// unlocked a slot of the `-shm` file with `fcntl` while holding SQLite's shared-memory mutex,
 /// so the worker threads also queued on that mutex in the kernel (`futex`): 1.8 `fcntl` and
-/// 0.2 `futex` per `Person(n)`, and 0.9 context switches against the ceiling's 0.2.
+/// 0.2 `futex` per `Person(n)`, and 0.7 to 0.9 context switches against the ceiling's 0.2.
 ///
 /// A held read lock keeps its snapshot's frames in the WAL: checkpoints stop at it and the
 /// WAL cannot start over from its beginning. So the anchor holds it only while nothing writes:

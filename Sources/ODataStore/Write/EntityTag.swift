@@ -3,8 +3,8 @@ import EDM
 /// The ETag of an entity (MS-ODATA 2.2.5.4): a weak validator `W/"<16 hex digits>"` that
 /// changes whenever the entity changes.
 ///
-/// It is a 64-bit digest (`ColumnDigest`) of the entity's concurrency tokens (the properties the schema
-/// marks ConcurrencyMode="Fixed") or, when the schema marks none, of every stored column,
+/// It is a 64-bit digest (`ColumnDigest`) of the entity's concurrency tokens (the properties
+/// the schema marks ConcurrencyMode="Fixed") or, when the schema marks none, of every stored column,
 /// hidden foreign keys included: a version derived from the row itself, so it needs no extra
 /// column, holds for rows written by any program, and is the same after a restart.
 public enum EntityTag {
