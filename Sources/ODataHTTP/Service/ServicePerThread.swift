@@ -13,7 +13,7 @@ import ODataStore
 /// gate's `ReadLockAnchor`, which spares each read transaction two `fcntl` calls.
 public final class ServicePerThread: @unchecked Sendable {
     private let services: ThreadLocal<ODataService>
-    private let writeGate: WriteGate
+    private let anchor: ReadLockAnchor?
 
     public init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
         // Only a speed-up: without it every read still works, each with its own fcntl calls.
@@ -24,8 +24,8 @@ public final class ServicePerThread: @unchecked Sendable {
         } catch {
             logger.warning("reads take SQLite's file locks one by one: \(error)")
         }
+        self.anchor = anchor
         let writeGate = WriteGate(anchor: anchor)
-        self.writeGate = writeGate
         services = ThreadLocal {
             ODataService(model: try model.copy(), databasePath: databasePath, configuration: configuration,
                          logger: logger, writeGate: writeGate)
@@ -33,7 +33,7 @@ public final class ServicePerThread: @unchecked Sendable {
     }
 
     /// The anchor's connection and thread end with the services, not with the process.
-    deinit { writeGate.anchor?.close() }
+    deinit { anchor?.close() }
 
     /// Handles one request with the calling thread's service.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {

@@ -186,10 +186,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
     /// Changes when a connection other than this one commits (SQLite's `PRAGMA data_version`).
     private func dataVersion() throws(SQLiteError) -> Int64 {
         guard let database else { return lastDataVersion }
-        let statement = try database.cachedStatement("PRAGMA data_version")
-        try statement.bind([])
-        defer { statement.reset() }
-        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return 0 }
+        guard case .integer(let version)? = try database.cachedStatement("PRAGMA data_version").rows().first?.first else { return 0 }
         return version
     }
 

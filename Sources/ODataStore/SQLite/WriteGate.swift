@@ -15,7 +15,7 @@ import Darwin
 /// pending and takes its lock again only when none is.
 public final class WriteGate: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
-    public let anchor: ReadLockAnchor?
+    private let anchor: ReadLockAnchor?
 
     public init(anchor: ReadLockAnchor? = nil) {
         self.anchor = anchor
