@@ -6,8 +6,8 @@ import Testing
 /// costs a long reader in SQLite: a WAL that checkpoints stop at and that never starts over.
 /// These tests write enough to pass the auto-checkpoint (1,000 pages) several times and check
 /// that the WAL file stops growing, for this process's writes and for another writer's.
-/// (A second connection that does not use the gate stands for another process: SQLite checks
-/// the read locks of connections in the same process the way it checks other processes'.)
+/// (A connection of its own, not the gate's, stands for another process: SQLite checks the read
+/// locks of connections in the same process the way it checks other processes'.)
 @Suite struct ReadLockAnchorTests {
     /// A fresh WAL database with one table of page-sized rows.
     private func makeDatabase() throws -> (path: String, cleanup: () -> Void) {
@@ -29,8 +29,8 @@ import Testing
         try body(path, anchor)
     }
 
-    private func connection(_ path: String, gate: WriteGate? = nil) throws -> Database {
-        let database = try Database(path: path, writeGate: gate)
+    private func connection(_ path: String) throws -> Database {
+        let database = try Database(path: path)
         try database.configureForService()
         return database
     }
@@ -39,6 +39,14 @@ import Testing
         try database.transaction {
             try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
         }
+    }
+
+    /// A page written as the service writes: through the gate, returning once committed.
+    private func insertPage(through gate: WriteGate) throws {
+        let (_, commit) = try gate.write { database in
+            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
+        }
+        try commit.wait()
     }
 
     private func walSize(_ path: String) -> Int {
@@ -56,12 +64,14 @@ import Testing
 
     @Test func holdsBetweenWritesAndReleasesDuringThem() throws {
         try withAnchor { path, anchor in
-            let writer = try connection(path, gate: WriteGate(anchor: anchor))
+            let gate = WriteGate(path: path, anchor: anchor)
+            defer { gate.close() }
             #expect(anchor.isHolding)
-            try writer.transaction {
+            let (_, commit) = try gate.write { database in
                 #expect(!anchor.isHolding, "a write of this process runs with the anchor released")
-                try writer.cachedStatement("INSERT INTO item (data) VALUES (x'01')").run()
+                try database.cachedStatement("INSERT INTO item (data) VALUES (x'01')").run()
             }
+            try commit.wait()
             #expect(anchor.isHolding)
         }
     }
@@ -99,14 +109,14 @@ import Testing
 
     @Test func theWALStartsOverUnderConcurrentWriters() throws {
         try withAnchor { path, anchor in
-            let gate = WriteGate(anchor: anchor)
+            let gate = WriteGate(path: path, anchor: anchor)
+            defer { gate.close() }
             let writers = 4
             let failures = NSLock()
             nonisolated(unsafe) var failed = 0
             DispatchQueue.concurrentPerform(iterations: writers) { _ in
                 do {
-                    let writer = try connection(path, gate: gate)
-                    for _ in 0..<(commits / writers) { try insertPage(writer) }
+                    for _ in 0..<(commits / writers) { try insertPage(through: gate) }
                 } catch {
                     failures.withLock { failed += 1 }
                 }
@@ -130,22 +140,24 @@ import Testing
 
     @Test func theWALStartsOverUnderThisProcesssWrites() throws {
         try withAnchor { path, anchor in
-            let writer = try connection(path, gate: WriteGate(anchor: anchor))
-            for _ in 0..<commits { try insertPage(writer) }
+            let gate = WriteGate(path: path, anchor: anchor)
+            defer { gate.close() }
+            for _ in 0..<commits { try insertPage(through: gate) }
             #expect(anchor.isHolding)
             #expect(walSize(path) < walBound, "the WAL grew to \(walSize(path)) bytes: checkpoints or restarts were held back")
-            #expect(try count(writer) == [[.integer(Int64(commits))]])
+            #expect(try count(connection(path)) == [[.integer(Int64(commits))]])
         }
     }
 
     @Test func stepsAsideWhileAnotherProcessWrites() throws {
         try withAnchor { path, anchor in
-            let ownWriter = try connection(path, gate: WriteGate(anchor: anchor))
+            let gate = WriteGate(path: path, anchor: anchor)
+            defer { gate.close() }
             let otherWriter = try connection(path)
 
             anchor.tick()
             #expect(anchor.isHolding, "nothing changed")
-            try insertPage(ownWriter)
+            try insertPage(through: gate)
             anchor.tick()
             #expect(anchor.isHolding, "this process's own write is no reason to step aside")
 

@@ -3,6 +3,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// When set, the response may be sent only once the hold is released (see `ResponseHold`);
+    /// whoever sends it must honour that, or call `settled()` first.
+    public var hold: ResponseHold?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -5,7 +5,8 @@ import Glibc
 
 /// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each polling with epoll and
 /// calling the handler synchronously. Keep-alive, pipelining and `Expect: 100-continue` are
-/// libmicrohttpd's.
+/// libmicrohttpd's. A response with a hold (`ResponseHold`) parks its connection, suspended in
+/// libmicrohttpd, until the hold is released; the thread goes on serving other connections.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -35,17 +36,33 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: Handler
     private var daemon: OpaquePointer?
 
+    /// Guards `parked` and `stopping`; `unparked` signals `stop` that `parked` went down.
+    private var parkingMutex = pthread_mutex_t()
+    private var unparked = pthread_cond_t()
+    /// Connections suspended until their response's hold is released, counted until that
+    /// response is handed to libmicrohttpd. It must not stop while one is suspended (it
+    /// aborts), and would drop the response if it stopped before sending it, so `stop` waits.
+    private var parked = 0
+    /// Set by `stop`: from then on a held response is waited for in the worker thread.
+    private var stopping = false
+
     public init(configuration: Configuration, handler: @escaping Handler) {
         self.configuration = configuration
         self.handler = handler
+        pthread_mutex_init(&parkingMutex, nil)
+        pthread_cond_init(&unparked, nil)
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        pthread_cond_destroy(&unparked)
+        pthread_mutex_destroy(&parkingMutex)
+    }
 
     /// Starts listening and returns the bound port.
     public func start() throws -> UInt16 {
         var storage = sockaddr_storage()
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let host = configuration.host
         if host.contains(":") {
             var address = sockaddr_in6()
@@ -82,15 +99,49 @@ public final class HTTPServer: @unchecked Sendable {
         return cmhd_bound_port(daemon)
     }
 
-    /// Stops accepting, finishes the requests in flight and joins the worker threads.
+    /// Stops accepting, finishes the requests in flight (held responses included) and joins the
+    /// worker threads.
     public func stop() {
-        if let daemon {
-            MHD_stop_daemon(daemon)
-            self.daemon = nil
-        }
+        guard let daemon else { return }
+        pthread_mutex_lock(&parkingMutex)
+        stopping = true
+        while parked > 0 { pthread_cond_wait(&unparked, &parkingMutex) }
+        pthread_mutex_unlock(&parkingMutex)
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
     }
 
-    fileprivate func respond(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+    /// Sends `response`, or parks the connection until its hold is released: the hold's
+    /// callback stores the response in the request's state and resumes the connection, and
+    /// libmicrohttpd then calls the access handler again, which sends it.
+    fileprivate func respond(_ connection: OpaquePointer, _ response: HTTPResponse, _ state: RequestState) -> MHD_Result {
+        guard let hold = response.hold else { return send(connection, response) }
+        pthread_mutex_lock(&parkingMutex)
+        let park = !stopping
+        if park { parked += 1 }
+        pthread_mutex_unlock(&parkingMutex)
+        guard park else { return send(connection, response.settled()) }
+        // Suspended before the hold can release it: a resume that came first would be undone.
+        MHD_suspend_connection(connection)
+        let parkedConnection = ParkedConnection(connection: connection, state: state)
+        hold.whenReleased { replacement in
+            var ready = replacement ?? response
+            ready.hold = nil
+            parkedConnection.state.readyResponse = ready
+            MHD_resume_connection(parkedConnection.connection)
+        }
+        return MHD_Result.YES
+    }
+
+    /// A parked connection's response was sent, or its connection ended without it.
+    fileprivate func unpark() {
+        pthread_mutex_lock(&parkingMutex)
+        parked -= 1
+        pthread_cond_broadcast(&unparked)
+        pthread_mutex_unlock(&parkingMutex)
+    }
+
+    fileprivate func send(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
         let body = response.body
         let mhdResponse = body.withUnsafeBytes { raw in
             MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY
@@ -113,12 +164,21 @@ private final class RequestState {
     var headerFields: [(name: String, value: String)] = []
     var body: [UInt8] = []
     var tooLarge = false
+    /// The response of a parked connection, once its hold is released.
+    var readyResponse: HTTPResponse?
 
     init(target: String) {
         self.target = target
         // Room for a usual request's fields, so that collecting them allocates once.
         headerFields.reserveCapacity(12)
     }
+}
+
+/// A suspended connection and its request, handed to the thread that releases its hold; the
+/// connection is used there only to resume it, which libmicrohttpd allows from any thread.
+private struct ParkedConnection: @unchecked Sendable {
+    let connection: OpaquePointer
+    let state: RequestState
 }
 
 /// Called first for every request, with the raw target before libmicrohttpd decodes it; the
@@ -128,9 +188,14 @@ private let uriLogger: cmhd_uri_log_callback = { _, uri, _ in
     return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, context, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, _ in
     guard let context, let pointer = context.pointee else { return }
-    Unmanaged<RequestState>.fromOpaque(pointer).release()
+    let state = Unmanaged<RequestState>.fromOpaque(pointer)
+    // A parked connection that ended before its response was sent (the client went away).
+    if state.takeUnretainedValue().readyResponse != nil, let cls {
+        Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().unpark()
+    }
+    state.release()
     context.pointee = nil
 }
 
@@ -155,6 +220,11 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
                     _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>, _ state: RequestState) -> MHD_Result {
     let pointer = Unmanaged.passUnretained(state).toOpaque()
 
+    if let ready = state.readyResponse {
+        state.readyResponse = nil
+        defer { server.unpark() }
+        return server.send(connection, ready)
+    }
     if !state.started {
         state.started = true
         MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
@@ -162,7 +232,7 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         if let length = state.headerFields.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }),
            length > server.configuration.maxBodySize {
             let request = HTTPRequest(method: "$TOO_LARGE", target: state.target, headerFields: state.headerFields)
-            return server.respond(connection, server.handler(request))
+            return server.respond(connection, server.handler(request), state)
         }
         return MHD_Result.YES
     }
@@ -181,5 +251,5 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
     }
     let methodName = state.tooLarge ? "$TOO_LARGE" : (method.map { String(cString: $0) } ?? "GET")
     let request = HTTPRequest(method: methodName, target: state.target, headerFields: state.headerFields, body: state.body)
-    return server.respond(connection, server.handler(request))
+    return server.respond(connection, server.handler(request), state)
 }

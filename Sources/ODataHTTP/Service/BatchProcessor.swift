@@ -6,7 +6,7 @@ import ODataStore
 /// request, answered by one multipart/mixed response (202 Accepted).
 ///
 /// The whole body is parsed before anything runs, so a malformed batch is one 400 and changes
-/// nothing. Each query operation runs on its own. Each change set is one transaction: its
+/// nothing. Each query operation runs on its own. Each change set is one write: its
 /// operations run in order, a later one may address what an earlier one created as `$<id>`,
 /// and when any fails the transaction rolls back and a single error response stands for the
 /// whole change set.
@@ -45,12 +45,11 @@ extension ODataService {
         }
     }
 
-    /// Runs a change set in one transaction. An operation that fails rolls it back, and its
-    /// error becomes the change set's only response.
+    /// Runs a change set as one write of the `WriteGate`. An operation that fails rolls it back,
+    /// and its error becomes the change set's only response.
     private func runChangeSet(_ operations: [BatchOperation], outer: HTTPRequest) throws -> BatchResponsePart {
-        let database = try self.database()
         do {
-            let responses = try database.transaction { () throws -> [BatchOperationResponse] in
+            let (responses, commit) = try writeGate.write { database throws -> [BatchOperationResponse] in
                 var contentIDs = ContentIDReferences()
                 var responses: [BatchOperationResponse] = []
                 for operation in operations {
@@ -71,6 +70,9 @@ extension ODataService {
                 }
                 return responses
             }
+            // Later parts of the batch read through this thread's own connection, which sees
+            // the change set only once it is committed.
+            try commit.wait()
             return .changeSet(responses)
         } catch let failure as ChangeSetFailure {
             return .failedChangeSet(failure.response)

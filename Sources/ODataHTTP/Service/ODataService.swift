@@ -36,10 +36,16 @@ public final class ODataService: @unchecked Sendable {
     /// Each thread's last service root, by the Host header it came from.
     private let serviceRoots = ThreadLocal { ServiceRootCache() }
 
-    /// - Parameter writeGate: shared by every service over the same database file, so that
-    ///   this process's writers queue on it (see `Database.transaction`).
+    /// Every write of the service goes through it (see `WriteGate`).
+    let writeGate: WriteGate
+    /// A gate the service made for itself is closed with it; a shared one by its owner.
+    private let ownsWriteGate: Bool
+
+    /// - Parameter writeGate: shared by every service of this process over the same database
+    ///   file, so that their writes share one connection and their commits (see `WriteGate`);
+    ///   without one the service makes its own.
     public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger,
-                writeGate: WriteGate = WriteGate()) {
+                writeGate: WriteGate? = nil) {
         self.model = model
         self.configuration = configuration
         self.databasePath = databasePath
@@ -47,19 +53,31 @@ public final class ODataService: @unchecked Sendable {
         self.uriParser = UriParser(model: model, limits: configuration.limits)
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
         self.entityLayouts = EntityLayouts(model: model)
+        self.writeGate = writeGate ?? WriteGate(path: databasePath)
+        self.ownsWriteGate = writeGate == nil
         self.connections = ThreadLocal {
-            let database = try Database(path: databasePath, writeGate: writeGate)
+            let database = try Database(path: databasePath)
             try database.configureForService()
             return database
         }
     }
 
-    /// The connection of the calling thread.
+    deinit {
+        if ownsWriteGate { writeGate.close() }
+    }
+
+    /// The connection of the calling thread, for reads.
     func database() throws -> Database { try connections.get() }
 
     /// Handles one request; every failure becomes an OData error response.
+    /// A write's response comes with a hold (`HTTPResponse.hold`) until its commit is decided.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        var response = respond(to: request)
+        finished(respond(to: request), for: request)
+    }
+
+    /// The headers every response gets, and the access log.
+    func finished(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+        var response = response
         if !configuration.allowedOrigins.isEmpty {
             CrossOrigin.addHeaders(to: &response, for: request, allowedOrigins: configuration.allowedOrigins)
         }

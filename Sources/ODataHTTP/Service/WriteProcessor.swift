@@ -5,9 +5,9 @@ import ODataStore
 import ODataURI
 
 /// POST, PUT, MERGE, PATCH and DELETE (MS-ODATA 2.2.7): creates, updates, deletes and links.
-/// Each request is one SQLite transaction (BEGIN IMMEDIATE, so concurrent writers queue rather
-/// than deadlock): it commits whole or rolls back whole. `$batch` runs its change sets the same
-/// way, one transaction each.
+/// Each request is one write of the `WriteGate`: it commits whole or rolls back whole, and is
+/// answered only once committed (writes that arrive together share a commit). `$batch` runs its
+/// change sets the same way, one write each.
 extension ODataService {
     func write(_ context: RequestContext, method: String) throws -> HTTPResponse {
         do {
@@ -15,22 +15,26 @@ extension ODataService {
                 guard method == "POST" else { throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST") }
                 return try batch(context)
             }
-            let database = try self.database()
-            // A create's body is checked and read before the transaction: writers take the
-            // write lock one at a time, so all that is done inside it is paid by each of them.
+            // A create's body is checked and read before the write: writes run one at a time,
+            // so all that is done inside one is paid by each of them.
             var payload: EntityPayload?
             if method == "POST", case .entityCollection(let path) = context.info.resource {
                 payload = try createPayload(for: path, context)
             }
-            return try database.transaction {
+            var (response, commit) = try writeGate.write { database in
                 try performWrite(WriteContext(request: context, database: database, model: model, payload: payload), method: method)
             }
+            let request = context.request
+            response.hold = CommitHold(commit: commit) { [self] failure in
+                finished(errorResponse(ServiceError(failure: failure), request: request), for: request)
+            }
+            return response
         } catch {
             throw ServiceError(failure: error)
         }
     }
 
-    /// One write, inside a transaction the caller opened.
+    /// One write, inside the transaction (or savepoint) the caller opened on `context.database`.
     func performWrite(_ context: WriteContext, method: String) throws -> HTTPResponse {
         let request = context.httpRequest
         switch context.request.info.resource {

@@ -17,12 +17,8 @@ public final class Database {
     /// statements or check query plans. Nil (the default) costs nothing.
     public var trace: ((String) -> Void)?
 
-    /// Serializes this process's write transactions, when connections share one.
-    private let writeGate: WriteGate?
-
-    public init(path: String, readOnly: Bool = false, writeGate: WriteGate? = nil) throws(SQLiteError) {
+    public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         _ = processWideConfiguration
-        self.writeGate = writeGate
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -131,29 +127,10 @@ public final class Database {
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs `body` inside one transaction: it commits whole or rolls back whole.
-    /// `immediate` takes the write lock at the start, so that two writers never deadlock on an upgrade.
-    /// With a write gate, writers of this process queue on it rather than on SQLite's busy
-    /// handler, which retries by sleeping up to 100 ms at a time and so stalls writes under load.
+    /// `immediate` takes the write lock at the start, so that two writers never deadlock on an
+    /// upgrade. (The service's writes go through its `WriteGate` instead.) BEGIN, COMMIT and
+    /// ROLLBACK are cached statements: parsing them anew each time cost time in the write lock.
     public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
-        if immediate, let writeGate {
-            return try writeGate.run { try runTransaction(immediate: true, body) }
-        }
-        return try runTransaction(immediate: immediate, body)
-    }
-
-    /// Runs `body`'s reads in one read transaction: one snapshot for all its statements (a
-    /// page, its count and its expansions agree even while others write), begun and ended once
-    /// rather than once per statement. Inside a transaction already, `body` just runs in it.
-    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
-        try cachedStatement("BEGIN DEFERRED").run()
-        defer { try? cachedStatement("COMMIT").run() }
-        return try body()
-    }
-
-    /// BEGIN, COMMIT and ROLLBACK as cached statements: `execute` parsed them anew each time,
-    /// inside the write lock that every writer waits for.
-    private func runTransaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
         try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
         do {
             let result = try body()
@@ -163,6 +140,19 @@ public final class Database {
             try? cachedStatement("ROLLBACK").run()
             throw error
         }
+    }
+
+    /// Whether no transaction is open: SQLite rolls one back by itself after some errors.
+    public var isInAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Runs `body`'s reads in one read transaction: one snapshot for all its statements (a
+    /// page, its count and its expansions agree even while others write), begun and ended once
+    /// rather than once per statement. Inside a transaction already, `body` just runs in it.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard isInAutocommit else { return try body() }
+        try cachedStatement("BEGIN DEFERRED").run()
+        defer { try? cachedStatement("COMMIT").run() }
+        return try body()
     }
 
     /// Every row of a query, uncached (for one-off statements such as seeding and checks).

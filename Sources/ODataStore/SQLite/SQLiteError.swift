@@ -20,6 +20,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     // SQLITE_CONSTRAINT_FOREIGNKEY (787) is a macro expression Swift does not import.
     public var isForeignKeyViolation: Bool { code == 787 }
     public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+    /// A transaction rolled back for a reason outside the statement, such as another write of
+    /// the same `WriteGate` group failing: the same write may succeed when tried again.
+    public var isAborted: Bool { primaryCode == SQLITE_ABORT }
 
     public var description: String {
         var text = "SQLite error \(code): \(message)"
