@@ -126,6 +126,8 @@ struct Serve: ParsableCommand {
         sigwait(&signals, &received)
         logger.info("signal \(received): stopping")
         server.stop()
+        let writes = service.writeStatistics
+        logger.info("committed \(writes.writesCommitted) writes in \(writes.commits) commits")
     }
 }
 

@@ -3,7 +3,9 @@ import Dispatch
 /// Something a response must wait for before it may be sent, such as the commit that makes a
 /// write durable. `HTTPServer` parks the connection meanwhile, not its thread, so that the
 /// thread serves other connections (whose writes can then share the commit).
-public protocol ResponseHold: Sendable {
+///
+/// A class, so that a response carries one reference for it rather than an inline existential.
+public protocol ResponseHold: AnyObject, Sendable {
     /// Calls `release` once, from any thread: with nil to send the response as it is, or with
     /// the response to send instead (when what it waited for failed).
     func whenReleased(_ release: @escaping @Sendable (HTTPResponse?) -> Void)

@@ -42,6 +42,9 @@ public final class ServicePerThread: @unchecked Sendable {
         anchor?.close()
     }
 
+    /// How many writes the service committed, in how many commits (they share them).
+    public var writeStatistics: WriteGate.Statistics { writeGate.statistics }
+
     /// Handles one request with the calling thread's service.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
