@@ -44,9 +44,11 @@ public final class WriteGate: @unchecked Sendable {
     /// The writes whose changes the open transaction holds, waiting for its commit.
     private var openGroup: [PendingCommit] = []
     /// Writes waiting for the mutex (changed outside it): the committer lets them join the
-    /// open group before it commits, up to `groupLimit` writes.
+    /// open group before it commits, up to `groupLimit` writes and for at most `joinWindow`
+    /// seconds (a writer counted here may have been preempted before it reached the mutex).
     private let writesWaiting = Atomic<Int>(0)
     private let groupLimit = 64
+    private let joinWindow = 0.001
     private var committer: pthread_t?
     private var closed = false
     private var counts = Statistics()
@@ -208,10 +210,12 @@ public final class WriteGate: @unchecked Sendable {
     private func commitUntilClosed() {
         pthread_mutex_lock(&mutex)
         while true {
-            while !closed && (openGroup.isEmpty || (writesWaiting.load(ordering: .relaxed) > 0 && openGroup.count < groupLimit)) {
-                pthread_cond_wait(&groupChanged, &mutex)
-            }
+            while !closed && openGroup.isEmpty { pthread_cond_wait(&groupChanged, &mutex) }
             if openGroup.isEmpty { break }
+            var deadline = Self.time(after: joinWindow)
+            while !closed && writesWaiting.load(ordering: .relaxed) > 0 && openGroup.count < groupLimit {
+                if pthread_cond_timedwait(&groupChanged, &mutex, &deadline) == ETIMEDOUT { break }
+            }
             let (group, failure) = commitOpenGroup()
             pthread_mutex_unlock(&mutex)
             finish(group, failure: failure)
@@ -244,6 +248,16 @@ public final class WriteGate: @unchecked Sendable {
             anchor?.resume()
             commit.decide(failure)
         }
+    }
+
+    /// The realtime clock `seconds` from now, as `pthread_cond_timedwait` takes it.
+    private static func time(after seconds: Double) -> timespec {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        let nanoseconds = Int(time.tv_nsec) + Int(seconds * 1e9)
+        time.tv_sec += nanoseconds / 1_000_000_000
+        time.tv_nsec = nanoseconds % 1_000_000_000
+        return time
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
