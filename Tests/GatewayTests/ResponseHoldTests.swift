@@ -23,19 +23,26 @@ import Testing
         }
     }
 
+    /// A server on a free port that answers 200 with the request's target, held by `hold`
+    /// when `isHeld` says so.
+    private func startServer(threads: Int = 2, hold: ManualHold,
+                             isHeld: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true }) throws -> (HTTPServer, UInt16) {
+        var configuration = HTTPServer.Configuration()
+        configuration.port = 0
+        configuration.threads = threads
+        let server = HTTPServer(configuration: configuration) { request in
+            var response = HTTPResponse(status: 200, body: Array(request.target.utf8))
+            if isHeld(request) { response.hold = hold }
+            return response
+        }
+        return (server, try server.start())
+    }
+
     /// One worker thread: a held request on one connection, then a plain one on another, which
     /// is answered while the first stays parked.
     @Test func aParkedConnectionLeavesItsThreadFree() throws {
         let hold = ManualHold()
-        var configuration = HTTPServer.Configuration()
-        configuration.port = 0
-        configuration.threads = 1
-        let server = HTTPServer(configuration: configuration) { request in
-            var response = HTTPResponse(status: 200, body: Array(request.target.utf8))
-            if request.target == "/held" { response.hold = hold }
-            return response
-        }
-        let port = try server.start()
+        let (server, port) = try startServer(threads: 1, hold: hold) { $0.target == "/held" }
         defer { server.stop() }
 
         let heldAnswer = Answer()
@@ -54,14 +61,7 @@ import Testing
 
     @Test func aHoldMayReplaceItsResponse() throws {
         let hold = ManualHold()
-        var configuration = HTTPServer.Configuration()
-        configuration.port = 0
-        let server = HTTPServer(configuration: configuration) { _ in
-            var response = HTTPResponse(status: 201, body: Array("created".utf8))
-            response.hold = hold
-            return response
-        }
-        let port = try server.start()
+        let (server, port) = try startServer(hold: hold)
         defer { server.stop() }
         let answer = Answer()
         Thread { answer.set(Result { try RawHTTPClient.send(port: port, method: "POST", target: "/x") }) }.start()
@@ -75,14 +75,7 @@ import Testing
     /// process when it stops with a connection suspended.
     @Test func stopWaitsForAParkedConnection() throws {
         let hold = ManualHold()
-        var configuration = HTTPServer.Configuration()
-        configuration.port = 0
-        let server = HTTPServer(configuration: configuration) { request in
-            var response = HTTPResponse(status: 200, body: Array(request.target.utf8))
-            response.hold = hold
-            return response
-        }
-        let port = try server.start()
+        let (server, port) = try startServer(hold: hold)
         let answer = Answer()
         Thread { answer.set(Result { try RawHTTPClient.send(port: port, target: "/held") }) }.start()
         #expect(hold.registered.wait(timeout: .now() + 10) == .success)
@@ -99,28 +92,39 @@ import Testing
         #expect(response.status == 200 && response.body == Array("/held".utf8), "the parked response was sent before the stop")
     }
 
+    /// Starts `clients` threads that each POST up to `count` people named `lastName`, one after
+    /// another, and stop at the first answer that is not a 201; `created` hears each Location.
+    private func postPeople(to gateway: TestGateway, lastName: String, clients: Int, count: Int,
+                            created: @escaping @Sendable (String) -> Void) -> DispatchGroup {
+        let running = DispatchGroup()
+        for client in 0..<clients {
+            running.enter()
+            Thread {
+                defer { running.leave() }
+                for n in 0..<count {
+                    let body = Array(#"{"firstName":"C\#(client)N\#(n)","lastName":"\#(lastName)","createDate":"\/Date(0)\/"}"#.utf8)
+                    guard let response = try? gateway.request("POST", "Person", headers: ["Content-Type": "application/json", "Accept": "application/json"], body: body),
+                          response.status == 201, let location = response.header("Location") else { return }
+                    created(location)
+                }
+            }.start()
+        }
+        return running
+    }
+
     /// A 201 means committed: the row is there for any other connection the moment the
     /// answer arrives. (With the hold ignored, most of these reads missed their row here.)
     @Test func anAcknowledgedWriteIsAlreadyCommitted() throws {
         let gateway = try TestGateway()
+        let created = Answers()
         let unseen = Answers()
-        let running = DispatchGroup()
-        for client in 0..<4 {
-            running.enter()
-            Thread {
-                defer { running.leave() }
-                guard let reader = try? gateway.openDatabase() else { return unseen.append("no connection") }
-                for n in 0..<50 {
-                    let body = Array(#"{"firstName":"C\#(client)N\#(n)","lastName":"Acknowledged","createDate":"\/Date(0)\/"}"#.utf8)
-                    guard let response = try? gateway.request("POST", "Person", headers: ["Content-Type": "application/json", "Accept": "application/json"], body: body),
-                          response.status == 201, let location = response.header("Location"),
-                          let key = location.split(separator: "(").last?.dropLast() else { return unseen.append("POST failed") }
-                    let rows = try? reader.rows(#"SELECT count(*) FROM "Person" WHERE "personID" = \#(key)"#)
-                    if rows != [[.integer(1)]] { unseen.append(location) }
-                }
-            }.start()
-        }
-        running.wait()
+        postPeople(to: gateway, lastName: "Acknowledged", clients: 4, count: 50) { location in
+            created.append(location)
+            let key = location.split(separator: "(").last?.dropLast() ?? ""
+            let rows = try? gateway.openDatabase().rows(#"SELECT count(*) FROM "Person" WHERE "personID" = \#(key)"#)
+            if rows != [[.integer(1)]] { unseen.append(location) }
+        }.wait()
+        #expect(created.values.count == 200)
         let missing = unseen.values
         #expect(missing.count == 0, "answered 201 but not committed: \(missing.prefix(5))")
     }
@@ -130,19 +134,7 @@ import Testing
     @Test func stoppingWithWritesInFlight() throws {
         let gateway = try TestGateway()
         let created = Answers()
-        let running = DispatchGroup()
-        for client in 0..<8 {
-            running.enter()
-            Thread {
-                defer { running.leave() }
-                for n in 0..<10_000 {
-                    let body = Array(#"{"firstName":"C\#(client)N\#(n)","lastName":"InFlight","createDate":"\/Date(0)\/"}"#.utf8)
-                    guard let response = try? gateway.request("POST", "Person", headers: ["Content-Type": "application/json", "Accept": "application/json"], body: body),
-                          response.status == 201, let location = response.header("Location") else { return }
-                    created.append(location)
-                }
-            }.start()
-        }
+        let running = postPeople(to: gateway, lastName: "InFlight", clients: 8, count: 10_000) { created.append($0) }
         Thread.sleep(forTimeInterval: 0.5)
         gateway.server.stop()
         running.wait()

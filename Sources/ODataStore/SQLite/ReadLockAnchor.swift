@@ -111,17 +111,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
     public func startTicking() {
         locked {
             guard ticker == nil, !closed else { return }
-            let context = Unmanaged.passRetained(self).toOpaque()
-            var thread = pthread_t()
-            if pthread_create(&thread, nil, { context in
-                let anchor = Unmanaged<ReadLockAnchor>.fromOpaque(context!).takeRetainedValue()
-                anchor.tickUntilClosed()
-                return nil
-            }, context) == 0 {
-                ticker = thread
-            } else {
-                Unmanaged<ReadLockAnchor>.fromOpaque(context).release()
-            }
+            ticker = POSIXThread.start { [self] in tickUntilClosed() }
         }
     }
 
@@ -140,11 +130,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
 
     private func tickUntilClosed() {
         while true {
-            var deadline = timespec()
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            let nanoseconds = Int(deadline.tv_nsec) + Int(tickInterval * 1e9)
-            deadline.tv_sec += nanoseconds / 1_000_000_000
-            deadline.tv_nsec = nanoseconds % 1_000_000_000
+            var deadline = POSIXThread.deadline(after: tickInterval)
             let stop: Bool = locked {
                 if !closed { pthread_cond_timedwait(&wake, &mutex, &deadline) }
                 return closed

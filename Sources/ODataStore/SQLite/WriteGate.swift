@@ -191,18 +191,9 @@ public final class WriteGate: @unchecked Sendable {
         }
     }
 
+    /// Without its own thread the gate still works: each write then commits alone.
     private func startCommitter() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, { context in
-            Unmanaged<WriteGate>.fromOpaque(context!).takeRetainedValue().commitUntilClosed()
-            return nil
-        }, context) == 0 {
-            committer = thread
-        } else {
-            // Without its own thread the gate still works: each write then commits alone.
-            Unmanaged<WriteGate>.fromOpaque(context).release()
-        }
+        committer = POSIXThread.start { [self] in commitUntilClosed() }
     }
 
     // MARK: The committer
@@ -212,7 +203,7 @@ public final class WriteGate: @unchecked Sendable {
         while true {
             while !closed && openGroup.isEmpty { pthread_cond_wait(&groupChanged, &mutex) }
             if openGroup.isEmpty { break }
-            var deadline = Self.time(after: joinWindow)
+            var deadline = POSIXThread.deadline(after: joinWindow)
             while !closed && writesWaiting.load(ordering: .relaxed) > 0 && openGroup.count < groupLimit {
                 if pthread_cond_timedwait(&groupChanged, &mutex, &deadline) == ETIMEDOUT { break }
             }
@@ -248,16 +239,6 @@ public final class WriteGate: @unchecked Sendable {
             anchor?.resume()
             commit.decide(failure)
         }
-    }
-
-    /// The realtime clock `seconds` from now, as `pthread_cond_timedwait` takes it.
-    private static func time(after seconds: Double) -> timespec {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        let nanoseconds = Int(time.tv_nsec) + Int(seconds * 1e9)
-        time.tv_sec += nanoseconds / 1_000_000_000
-        time.tv_nsec = nanoseconds % 1_000_000_000
-        return time
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
