@@ -13,8 +13,8 @@ import Darwin
 /// admits one writer at a time, so one commit per write bounds a process by its disk's sync
 /// rate. Here each write runs in a savepoint of the transaction that is open on the gate's
 /// connection (`write`), and a committer thread commits that transaction as soon as it holds
-/// a write: the writes that ran while the previous commit waited for the disk share the next
-/// one. A write counts only once its commit is decided (`PendingCommit`): its caller must not
+/// a write and no other write waits to join it (for at most `joinWindow`): the writes that ran
+/// while the previous commit waited for the disk share the next one. A write counts only once its commit is decided (`PendingCommit`): its caller must not
 /// acknowledge it before. So a write is acknowledged only when it is durable, and others see it
 /// only then too, as with a commit of its own.
 ///
