@@ -14,7 +14,9 @@ import Testing
         let setup = try Database(path: path)
         try setup.configureForService()
         try setup.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
-        let gate = WriteGate(path: path)
+        // A long join window: the writes that `together` queues must form one group even on a
+        // loaded machine, where a waiting writer may take longer than 1 ms to get the mutex.
+        let gate = WriteGate(path: path, joinWindow: 10)
         defer { gate.close() }
         try body(path, gate)
     }

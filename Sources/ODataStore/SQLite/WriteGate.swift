@@ -48,7 +48,7 @@ public final class WriteGate: @unchecked Sendable {
     /// seconds (a writer counted here may have been preempted before it reached the mutex).
     private let writesWaiting = Atomic<Int>(0)
     private let groupLimit = 64
-    private let joinWindow = 0.001
+    private let joinWindow: Double
     private var committer: pthread_t?
     private var closed = false
     private var counts = Statistics()
@@ -62,9 +62,12 @@ public final class WriteGate: @unchecked Sendable {
 
     public var statistics: Statistics { locked { counts } }
 
-    public init(path: String, anchor: ReadLockAnchor? = nil) {
+    /// - Parameter joinWindow: the longest the committer waits for writes that wait to join its
+    ///   group, in seconds (tests that need a group to form under any load make it long).
+    public init(path: String, anchor: ReadLockAnchor? = nil, joinWindow: Double = 0.001) {
         self.path = path
         self.anchor = anchor
+        self.joinWindow = joinWindow
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&groupChanged, nil)
     }
