@@ -9,7 +9,24 @@ import EDM
 /// column, holds for rows written by any program, and is the same after a restart.
 public enum EntityTag {
     public static func of(_ entity: some EntityColumns) -> String {
-        WeakTag(value: entity.tagDigest).text
+        weakTag(entity.tagDigest)
+    }
+
+    /// `W/"<16 hex digits>"`, written in one allocation: it runs for every entity served.
+    private static func weakTag(_ digest: UInt64) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            buffer[0] = UInt8(ascii: "W")
+            buffer[1] = UInt8(ascii: "/")
+            buffer[2] = UInt8(ascii: "\"")
+            digits.withUTF8Buffer { hex in
+                for index in 0..<16 {
+                    buffer[3 + index] = hex[Int((digest >> UInt64(60 - 4 * index)) & 0xF)]
+                }
+            }
+            buffer[19] = UInt8(ascii: "\"")
+            return 20
+        }
     }
 
     /// The 64 bits behind the tag (`EntityColumns.tagDigest`): `W/"` + these as 16 lower-case
@@ -139,27 +156,5 @@ private struct ColumnDigest {
         mixed = mixed &* 0xc4ce_b9fe_1a85_ec53
         mixed ^= mixed >> 33
         return mixed
-    }
-}
-
-/// The tag's text for a digest.
-private struct WeakTag {
-    let value: UInt64
-
-    /// `W/"<16 hex digits>"`, written in one allocation: it runs for every entity served.
-    var text: String {
-        let digits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 20) { buffer in
-            buffer[0] = UInt8(ascii: "W")
-            buffer[1] = UInt8(ascii: "/")
-            buffer[2] = UInt8(ascii: "\"")
-            digits.withUTF8Buffer { hex in
-                for index in 0..<16 {
-                    buffer[3 + index] = hex[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
-                }
-            }
-            buffer[19] = UInt8(ascii: "\"")
-            return 20
-        }
     }
 }
