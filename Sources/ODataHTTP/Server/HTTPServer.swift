@@ -3,8 +3,9 @@ import CMicroHTTPD
 import Glibc
 #endif
 
-/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each polling with epoll and
-/// calling the handler synchronously. Keep-alive, pipelining and `Expect: 100-continue` are
+/// An HTTP/1.1 server on libmicrohttpd: worker threads (a libmicrohttpd daemon each), each
+/// polling its connections with epoll and calling the handler synchronously, and one thread that
+/// accepts connections and deals them out to the workers in turn. Keep-alive, pipelining and `Expect: 100-continue` are
 /// libmicrohttpd's. A response with a hold (`ResponseHold`) parks its connection, suspended in
 /// libmicrohttpd, until the hold is released; the thread goes on serving other connections.
 public final class HTTPServer: @unchecked Sendable {
@@ -34,7 +35,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     let configuration: Configuration
     let handler: Handler
-    private var daemon: OpaquePointer?
+    /// The listening socket, the thread that accepts its connections and the libmicrohttpd
+    /// daemons, one per worker thread, that it deals them out to in turn (CMicroHTTPD's
+    /// listener.h says why libmicrohttpd does not accept them itself).
+    private var listener: UnsafeMutablePointer<cmhd_listener>?
 
     /// Guards `parked` and `stopping`; `unparked` signals `stop` that `parked` went down.
     private var parkingMutex = pthread_mutex_t()
@@ -61,54 +65,72 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Starts listening and returns the bound port.
     public func start() throws -> UInt16 {
-        var storage = sockaddr_storage()
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let host = configuration.host
+        let opened: UnsafeMutablePointer<cmhd_listener>?
         if host.contains(":") {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = configuration.port.bigEndian
             guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { throw StartError(description: "invalid IPv6 address \(host)") }
-            withUnsafeBytes(of: address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
-            flags |= MHD_USE_IPv6.rawValue
+            opened = Self.openListener(&address)
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = configuration.port.bigEndian
             let name = host == "localhost" ? "127.0.0.1" : host
             guard inet_pton(AF_INET, name, &address.sin_addr) == 1 else { throw StartError(description: "invalid IPv4 address \(host)") }
-            withUnsafeBytes(of: address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            opened = Self.openListener(&address)
         }
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        daemon = withUnsafePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                cmhd_start_daemon(
-                    flags, address,
-                    accessHandler, context,
-                    requestCompleted, context,
-                    uriLogger, context,
-                    UInt32(max(1, configuration.threads)),
-                    configuration.connectionTimeoutSeconds,
-                    configuration.connectionMemory,
-                    configuration.connectionLimit)
-            }
-        }
-        guard let daemon else {
+        guard let listener = opened else {
             throw StartError(description: "cannot listen on \(host):\(configuration.port) (\(String(cString: strerror(errno))))")
         }
-        return cmhd_bound_port(daemon)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let workers = max(1, configuration.threads)
+        var daemons: [OpaquePointer?] = []
+        for _ in 0..<workers {
+            guard let daemon = cmhd_start_daemon(
+                flags,
+                accessHandler, context,
+                requestCompleted, context,
+                uriLogger, context,
+                configuration.connectionTimeoutSeconds,
+                configuration.connectionMemory,
+                max(1, configuration.connectionLimit / UInt32(workers)))
+            else {
+                let reason = String(cString: strerror(errno))
+                daemons.forEach { MHD_stop_daemon($0) }
+                cmhd_listener_close(listener)
+                throw StartError(description: "cannot start an HTTP worker on \(host):\(configuration.port) (\(reason))")
+            }
+            daemons.append(daemon)
+        }
+        // The listener owns the daemons from here, even when its thread cannot start.
+        let error = cmhd_listener_serve(listener, daemons, UInt32(workers))
+        guard error == 0 else {
+            cmhd_listener_close(listener)
+            throw StartError(description: "cannot start the thread that accepts connections (\(String(cString: strerror(error))))")
+        }
+        self.listener = listener
+        return cmhd_listener_port(listener)
+    }
+
+    private static func openListener<Address>(_ address: inout Address) -> UnsafeMutablePointer<cmhd_listener>? {
+        withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_listener_open($0, socklen_t(MemoryLayout<Address>.size)) }
+        }
     }
 
     /// Stops accepting, finishes the requests in flight (held responses included) and joins the
     /// worker threads.
     public func stop() {
-        guard let daemon else { return }
+        guard let listener else { return }
         pthread_mutex_lock(&parkingMutex)
         stopping = true
         while parked > 0 { pthread_cond_wait(&unparked, &parkingMutex) }
         pthread_mutex_unlock(&parkingMutex)
-        MHD_stop_daemon(daemon)
-        self.daemon = nil
+        cmhd_listener_close(listener)
+        self.listener = nil
     }
 
     /// Sends `response`, or parks the connection until its hold is released: the hold's

@@ -44,9 +44,15 @@ struct TestFailure: Error, CustomStringConvertible {
 enum RawHTTPClient {
     static func send(port: UInt16, method: String = "GET", target: String, headers: [String: String] = [:],
                      body: [UInt8] = []) throws -> RawHTTPResponse {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        return try exchange(fd, port: port, method: method, target: target, headers: headers, body: body)
+    }
+
+    /// A socket connected to the server on `port`; the caller closes it.
+    static func connect(port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
-        defer { close(fd) }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -54,10 +60,19 @@ enum RawHTTPClient {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw TestFailure("cannot connect to port \(port)") }
+        guard connected == 0 else {
+            close(fd)
+            throw TestFailure("cannot connect to port \(port)")
+        }
+        return fd
+    }
 
+    /// Sends one request with `Connection: close` on the connected socket `fd` and reads the
+    /// response to its end.
+    static func exchange(_ fd: Int32, port: UInt16, method: String = "GET", target: String, headers: [String: String] = [:],
+                         body: [UInt8] = []) throws -> RawHTTPResponse {
         var head = "\(method) \(target) HTTP/1.1\r\nConnection: close\r\n"
         var allHeaders = headers
         if !allHeaders.keys.contains(where: { $0.lowercased() == "host" }) { allHeaders["Host"] = "127.0.0.1:\(port)" }
