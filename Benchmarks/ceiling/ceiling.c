@@ -1,7 +1,8 @@
 // The HTTP ceiling of this machine: a minimal libmicrohttpd server that answers every GET with the
-// same ~400-byte OData-style JSON body, prepared once. It is configured like the gateway (internal
-// polling thread, epoll, a thread pool of the same size), so the benchmark can print every gateway
-// figure as a ratio to what libmicrohttpd itself manages on the same machine in the same run.
+// same ~400-byte OData-style JSON body, prepared once. It is set up like the gateway (its listener
+// dealing connections out to as many worker threads, each polling with epoll), so the benchmark
+// can print every gateway figure as a ratio to what libmicrohttpd itself manages on the same
+// machine in the same run.
 //
 // Build: cc -O2 -o ceiling ceiling.c $(pkg-config --cflags --libs libmicrohttpd)
 // Run:   ceiling [--port N] [--threads N] [--host 127.0.0.1]

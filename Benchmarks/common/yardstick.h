@@ -1,7 +1,8 @@
 // What the C yardsticks (ceiling/ceiling.c, floor/floor.c) share: their command line, and a
-// libmicrohttpd daemon configured like the gateway's (internal polling thread, epoll, a thread
-// pool, the gateway's 16 KiB connection memory, which libmicrohttpd zeroes on every request, so
-// each yardstick pays what the gateway pays), run until SIGINT or SIGTERM. The signals are
+// libmicrohttpd setup like the gateway's (the gateway's listener dealing connections out to one
+// daemon per worker thread, each with epoll and the gateway's 16 KiB connection memory, which
+// libmicrohttpd zeroes on every request, so each yardstick pays what the gateway pays), run until
+// SIGINT or SIGTERM. The signals are
 // blocked in every thread and awaited by the main one: a handler could run in one of
 // libmicrohttpd's threads and leave the main thread waiting.
 #ifndef YARDSTICK_H
@@ -9,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include "../../Sources/CMicroHTTPD/listener.h"
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -61,27 +63,38 @@ static int yardstick_serve(int argc, char **argv, MHD_AccessHandlerCallback answ
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
-    struct MHD_Daemon *daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0,
-        NULL, NULL, answer, NULL,
-        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&address,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
-        MHD_OPTION_END);
-    if (daemon == NULL) {
-        fprintf(stderr, "%s: could not listen on %s:%d\n", argv[0], host, port);
+    // Connections come from the gateway's own listener (Sources/CMicroHTTPD/listener.h), which
+    // deals them out to the workers in turn, as the gateway's are.
+    struct cmhd_listener *listener = cmhd_listener_open((const struct sockaddr *)&address, sizeof address);
+    if (listener == NULL) {
+        fprintf(stderr, "%s: could not listen on %s:%d: %s\n", argv[0], host, port, strerror(errno));
         return 1;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    printf("Serving http://%s:%u/\n", host, info == NULL ? (unsigned)port : (unsigned)info->port);
+    // One daemon per worker thread, as the gateway has.
+    struct MHD_Daemon *daemons[threads];
+    for (long i = 0; i < threads; i++) {
+        daemons[i] = MHD_start_daemon(
+            MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0,
+            NULL, NULL, answer, NULL,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
+            MHD_OPTION_END);
+        if (daemons[i] == NULL) {
+            fprintf(stderr, "%s: could not start a libmicrohttpd daemon\n", argv[0]);
+            return 1;
+        }
+    }
+    if (cmhd_listener_serve(listener, daemons, (unsigned int)threads) != 0) {
+        fprintf(stderr, "%s: could not start the thread that accepts connections\n", argv[0]);
+        return 1;
+    }
+    printf("Serving http://%s:%u/\n", host, (unsigned)cmhd_listener_port(listener));
     fflush(stdout);
 
     int received;
     sigwait(&stop_signals, &received);
 
-    MHD_stop_daemon(daemon);
+    cmhd_listener_close(listener);
     return 0;
 }
 
