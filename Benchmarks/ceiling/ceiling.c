@@ -5,7 +5,9 @@
 // machine in the same run.
 //
 // Build: cc -O2 -o ceiling ceiling.c $(pkg-config --cflags --libs libmicrohttpd)
-// Run:   ceiling [--port N] [--threads N] [--host 127.0.0.1]
+// Run:   ceiling [--body FILE] [--port N] [--threads N] [--host 127.0.0.1]
+// --body answers with FILE's bytes instead (Benchmarks/profile/cpu_per_request.sh gives it a
+// gateway response, to see what libmicrohttpd itself does with a body of that size).
 // Prints "Serving http://127.0.0.1:<port>/" once listening; SIGINT/SIGTERM stop it.
 #include "../common/yardstick.h"
 
@@ -40,9 +42,34 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
     return MHD_queue_response(connection, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed_response);
 }
 
+// The bytes of `path`, read whole; exits when it cannot.
+static char *read_body(const char *program, const char *path, size_t *length)
+{
+    FILE *file = fopen(path, "rb");
+    char *bytes = NULL;
+    long size = -1;
+    if (file != NULL && fseek(file, 0, SEEK_END) == 0 && (size = ftell(file)) >= 0 && fseek(file, 0, SEEK_SET) == 0
+        && (bytes = malloc(size > 0 ? (size_t)size : 1)) != NULL && fread(bytes, 1, (size_t)size, file) == (size_t)size) {
+        fclose(file);
+        *length = (size_t)size;
+        return bytes;
+    }
+    fprintf(stderr, "%s: cannot read %s\n", program, path);
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
-    ok_response = MHD_create_response_from_buffer(sizeof BODY - 1, (void *)BODY, MHD_RESPMEM_PERSISTENT);
+    const char *body = BODY;
+    size_t body_length = sizeof BODY - 1;
+    // `--body FILE` is the ceiling's own option: taken out before the shared command line is read.
+    if (argc >= 3 && strcmp(argv[1], "--body") == 0) {
+        body = read_body(argv[0], argv[2], &body_length);
+        argv[2] = argv[0];
+        argc -= 2;
+        argv += 2;
+    }
+    ok_response = MHD_create_response_from_buffer(body_length, (void *)body, MHD_RESPMEM_PERSISTENT);
     MHD_add_response_header(ok_response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json;charset=utf-8");
     MHD_add_response_header(ok_response, "DataServiceVersion", "1.0;");
     not_allowed_response = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
