@@ -2,9 +2,8 @@
 // libmicrohttpd setup like the gateway's (the gateway's listener dealing connections out to one
 // daemon per worker thread, each with epoll and the gateway's 16 KiB connection memory, which
 // libmicrohttpd zeroes on every request, so each yardstick pays what the gateway pays), run until
-// SIGINT or SIGTERM. The signals are
-// blocked in every thread and awaited by the main one: a handler could run in one of
-// libmicrohttpd's threads and leave the main thread waiting.
+// SIGINT or SIGTERM. The signals are blocked in every thread and awaited by the main one: a
+// handler could run in one of libmicrohttpd's threads and leave the main thread waiting.
 #ifndef YARDSTICK_H
 #define YARDSTICK_H
 

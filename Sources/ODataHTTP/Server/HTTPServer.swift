@@ -5,9 +5,10 @@ import Glibc
 
 /// An HTTP/1.1 server on libmicrohttpd: worker threads (a libmicrohttpd daemon each), each
 /// polling its connections with epoll and calling the handler synchronously, and one thread that
-/// accepts connections and deals them out to the workers in turn. Keep-alive, pipelining and `Expect: 100-continue` are
-/// libmicrohttpd's. A response with a hold (`ResponseHold`) parks its connection, suspended in
-/// libmicrohttpd, until the hold is released; the thread goes on serving other connections.
+/// accepts connections and deals them out to the workers in turn. Keep-alive, pipelining and
+/// `Expect: 100-continue` are libmicrohttpd's. A response with a hold (`ResponseHold`) parks its
+/// connection, suspended in libmicrohttpd, until the hold is released; the thread goes on
+/// serving other connections.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
