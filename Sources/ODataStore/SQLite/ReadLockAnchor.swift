@@ -34,8 +34,8 @@ public final class ReadLockAnchor: @unchecked Sendable {
     /// Nil once closed: dropping it closes the connection.
     private var database: Database?
     private let tickInterval: Double
-    private var mutex = pthread_mutex_t()
-    private var wake = pthread_cond_t()
+    /// Guards the state below; its condition wakes the ticker when the anchor closes.
+    private let lock = ConditionLock()
     private var ticker: pthread_t?
 
     private var holding = false
@@ -55,28 +55,22 @@ public final class ReadLockAnchor: @unchecked Sendable {
         try database.configureForService()
         self.database = database
         self.tickInterval = tickInterval
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&wake, nil)
         // Only a saving: a database that refuses the write (another process writing) is served all the same.
         try? commitNothing()
         lastDataVersion = try dataVersion()
         try hold()
     }
 
-    deinit {
-        close()
-        pthread_cond_destroy(&wake)
-        pthread_mutex_destroy(&mutex)
-    }
+    deinit { close() }
 
     /// Whether the read lock is held now (for tests and logs).
     public var isHolding: Bool {
-        locked { holding }
+        lock.withLock { holding }
     }
 
     /// Releases the lock for a write transaction of this process, before it asks for the gate.
     public func suspend() {
-        locked {
+        lock.withLock {
             pendingWrites += 1
             release()
         }
@@ -85,7 +79,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
     /// After that write committed or rolled back: takes the lock again unless another write
     /// of this process is pending.
     public func resume() {
-        locked {
+        lock.withLock {
             pendingWrites -= 1
             committedSinceTick = true
             if pendingWrites == 0 && !steppedAside && !closed { try? hold() }
@@ -94,7 +88,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
 
     /// One check for other processes' writes (the ticker's work; tests call it directly).
     public func tick() {
-        locked {
+        lock.withLock {
             guard pendingWrites == 0, !closed else { return }
             release()
             // Read outside a transaction: a connection sees others' commits only when it
@@ -109,7 +103,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
 
     /// Starts a thread that calls `tick` every `tickInterval` until `close`.
     public func startTicking() {
-        locked {
+        lock.withLock {
             guard ticker == nil, !closed else { return }
             ticker = POSIXThread.start { [self] in tickUntilClosed() }
         }
@@ -117,22 +111,22 @@ public final class ReadLockAnchor: @unchecked Sendable {
 
     /// Releases the lock, stops the ticker and closes the connection (when the server stops).
     public func close() {
-        let thread: pthread_t? = locked {
+        let thread: pthread_t? = lock.withLock {
             guard !closed else { return nil }
             closed = true
             release()
-            pthread_cond_signal(&wake)
+            lock.signal()
             return ticker
         }
         if let thread { pthread_join(thread, nil) }
-        locked { database = nil }
+        lock.withLock { database = nil }
     }
 
     private func tickUntilClosed() {
         while true {
-            var deadline = POSIXThread.deadline(after: tickInterval)
-            let stop: Bool = locked {
-                if !closed { pthread_cond_timedwait(&wake, &mutex, &deadline) }
+            let deadline = POSIXThread.deadline(after: tickInterval)
+            let stop: Bool = lock.withLock {
+                if !closed { _ = lock.wait(until: deadline) }
                 return closed
             }
             if stop { return }
@@ -174,11 +168,5 @@ public final class ReadLockAnchor: @unchecked Sendable {
         guard let database else { return lastDataVersion }
         guard case .integer(let version)? = try database.cachedStatement("PRAGMA data_version").rows().first?.first else { return 0 }
         return version
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
     }
 }

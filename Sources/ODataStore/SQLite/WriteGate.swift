@@ -14,9 +14,10 @@ import Darwin
 /// rate. Here each write runs in a savepoint of the transaction that is open on the gate's
 /// connection (`write`), and a committer thread commits that transaction as soon as it holds
 /// a write and no other write waits to join it (for at most `joinWindow`): the writes that ran
-/// while the previous commit waited for the disk share the next one. A write counts only once its commit is decided (`PendingCommit`): its caller must not
-/// acknowledge it before. So a write is acknowledged only when it is durable, and others see it
-/// only then too, as with a commit of its own.
+/// while the previous commit waited for the disk share the next one. A write counts only once
+/// its commit is decided (`PendingCommit`): its caller must not acknowledge it before. So a
+/// write is acknowledged only when it is durable, and others see it only then too, as with a
+/// commit of its own.
 ///
 /// - A write that fails rolls back to its savepoint: the writes around it are unaffected.
 /// - An error after which SQLite rolls the whole transaction back (a full disk, an I/O error)
@@ -33,10 +34,9 @@ public final class WriteGate: @unchecked Sendable {
     private let path: String
     private let anchor: ReadLockAnchor?
 
-    /// Guards everything below: the connection is used by one thread at a time.
-    private var mutex = pthread_mutex_t()
-    /// Signalled when a write joins the open group, and when the gate closes.
-    private var groupChanged = pthread_cond_t()
+    /// Guards everything below: the connection is used by one thread at a time. Its condition
+    /// is signalled when a write joins the open group, and when the gate closes.
+    private let lock = ConditionLock()
     /// Opened at the first write, so that a database that cannot be written fails writes
     /// rather than the service's start.
     private var database: Database?
@@ -60,7 +60,7 @@ public final class WriteGate: @unchecked Sendable {
         public var writesCommitted = 0
     }
 
-    public var statistics: Statistics { locked { counts } }
+    public var statistics: Statistics { lock.withLock { counts } }
 
     /// - Parameter joinWindow: the longest the committer waits for writes that wait to join its
     ///   group, in seconds (tests that need a group to form under any load make it long).
@@ -68,15 +68,9 @@ public final class WriteGate: @unchecked Sendable {
         self.path = path
         self.anchor = anchor
         self.joinWindow = joinWindow
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&groupChanged, nil)
     }
 
-    deinit {
-        close()
-        pthread_cond_destroy(&groupChanged)
-        pthread_mutex_destroy(&mutex)
-    }
+    deinit { close() }
 
     /// Runs `body` on the gate's connection inside the open group transaction, in a savepoint
     /// of its own: when `body` throws, its changes are rolled back and the error rethrown.
@@ -87,9 +81,9 @@ public final class WriteGate: @unchecked Sendable {
     /// another write (the gate is held while it runs).
     public func write<T>(_ body: (Database) throws -> T) throws -> (T, PendingCommit) {
         anchor?.suspend()
-        if pthread_mutex_trylock(&mutex) != 0 {
+        if !lock.tryLock() {
             writesWaiting.add(1, ordering: .relaxed)
-            pthread_mutex_lock(&mutex)
+            lock.lock()
             writesWaiting.subtract(1, ordering: .relaxed)
         }
         let database: Database
@@ -118,7 +112,7 @@ public final class WriteGate: @unchecked Sendable {
         if committer == nil {
             // No committer thread could be started: this write commits alone, now.
             let (group, failure) = commitOpenGroup()
-            pthread_mutex_unlock(&mutex)
+            lock.unlock()
             finish(group, failure: failure)
         } else {
             leave()
@@ -128,22 +122,22 @@ public final class WriteGate: @unchecked Sendable {
 
     /// Commits what is pending, stops the committer and closes the connection.
     public func close() {
-        let thread: pthread_t? = locked {
+        let thread: pthread_t? = lock.withLock {
             guard !closed else { return nil }
             closed = true
-            pthread_cond_signal(&groupChanged)
+            lock.signal()
             return committer
         }
         if let thread { pthread_join(thread, nil) }
-        locked { database = nil }
+        lock.withLock { database = nil }
     }
 
     // MARK: Under the mutex
 
     /// Unlocks, waking the committer if a group waits for it.
     private func leave() {
-        if !openGroup.isEmpty { pthread_cond_signal(&groupChanged) }
-        pthread_mutex_unlock(&mutex)
+        if !openGroup.isEmpty { lock.signal() }
+        lock.unlock()
     }
 
     /// The connection, with a transaction open on it; the first call opens the connection and
@@ -202,20 +196,20 @@ public final class WriteGate: @unchecked Sendable {
     // MARK: The committer
 
     private func commitUntilClosed() {
-        pthread_mutex_lock(&mutex)
+        lock.lock()
         while true {
-            while !closed && openGroup.isEmpty { pthread_cond_wait(&groupChanged, &mutex) }
+            while !closed && openGroup.isEmpty { lock.wait() }
             if openGroup.isEmpty { break }
-            var deadline = POSIXThread.deadline(after: joinWindow)
+            let deadline = POSIXThread.deadline(after: joinWindow)
             while !closed && writesWaiting.load(ordering: .relaxed) > 0 && openGroup.count < groupLimit {
-                if pthread_cond_timedwait(&groupChanged, &mutex, &deadline) == ETIMEDOUT { break }
+                if !lock.wait(until: deadline) { break }
             }
             let (group, failure) = commitOpenGroup()
-            pthread_mutex_unlock(&mutex)
+            lock.unlock()
             finish(group, failure: failure)
-            pthread_mutex_lock(&mutex)
+            lock.lock()
         }
-        pthread_mutex_unlock(&mutex)
+        lock.unlock()
     }
 
     /// Commits the open transaction (under the mutex) and returns its writes with the outcome.
@@ -242,11 +236,5 @@ public final class WriteGate: @unchecked Sendable {
             anchor?.resume()
             commit.decide(failure)
         }
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
     }
 }
