@@ -165,11 +165,18 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     fileprivate func send(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
-        let body = response.body
-        let mhdResponse = body.withUnsafeBytes { raw in
-            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY
+        // libmicrohttpd sends the body from the array's own storage, which a retained
+        // `ResponseBody` keeps alive and unchanged until libmicrohttpd lets the response go.
+        // Copying it (MHD_RESPMEM_MUST_COPY) cost a malloc, a memcpy and a free per response.
+        let body = Unmanaged.passRetained(ResponseBody(response.body))
+        let mhdResponse = body.takeUnretainedValue().bytes.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer_with_free_callback_cls(
+                raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), releaseResponseBody, body.toOpaque())
         }
-        guard let mhdResponse else { return MHD_Result.NO }
+        guard let mhdResponse else {
+            body.release()
+            return MHD_Result.NO
+        }
         for (name, value) in response.headers {
             // withCString lends native strings' own bytes; the implicit conversion copies them.
             name.withCString { name in value.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) } }
@@ -200,6 +207,20 @@ private final class RequestState {
         // Room for a usual request's fields, so that collecting them allocates once.
         headerFields.reserveCapacity(12)
     }
+}
+
+/// A response's body while libmicrohttpd sends it. The array is never mutated and this box holds
+/// it, so its storage neither moves nor goes away before `releaseResponseBody`.
+private final class ResponseBody {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// libmicrohttpd's free callback for a body it was lent: called once, when the response is destroyed.
+private let releaseResponseBody: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    Unmanaged<ResponseBody>.fromOpaque(context).release()
 }
 
 /// A suspended connection and its request, handed to the thread that releases its hold; the
