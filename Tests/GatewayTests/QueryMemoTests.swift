@@ -83,6 +83,48 @@ import Testing
         #expect(memo.page?.built.statement === statement)
     }
 
+    /// The keys of the cars of `Person(key)`'s PersonCar rows, read as a response writes them:
+    /// each PersonCar lent from its row, with its Car joined.
+    private func streamedCars(_ reader: EntityReader, person key: Int, memo: QueryMemo?) throws -> [Int64] {
+        let info = try UriParser(model: gateway.model).parse(path: "Person(\(key))", query: "$expand=PersonCar,PersonCar/Car")
+        guard case .entity(let path) = info.resource else { throw URIError.badRequest("not an entity") }
+        let personCar = try #require(gateway.model.entitySet(named: "Person")?.entityType.navigationProperty(named: "PersonCar"))
+        let car = try #require(gateway.model.entitySet(named: "PersonCar")?.entityType.navigationProperty(named: "Car"))
+        var cars: [Int64] = []
+        try reader.withSingle(path, streaming: info.options.expand, memo: memo) { person in
+            guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
+            lent.forEach { row in
+                if case .single(let joined?)? = row.expansion(of: car), case .integer(let id) = joined.value(at: 0) { cars.append(id) }
+            }
+        }
+        return cars
+    }
+
+    /// A single entity's streamed expansions keep their plan (link, joins, statement) in the
+    /// memo: a repeat neither lays out the joins nor looks the statement up, still reads the
+    /// data as it is now, and another connection gets a statement of its own.
+    @Test func streamedExpansionsKeepTheirPlan() throws {
+        let database = try gateway.openDatabase()
+        let reader = EntityReader(database: database)
+        let memo = QueryMemo()
+        let first = try streamedCars(reader, person: 1, memo: memo)
+        #expect(first == (try streamedCars(reader, person: 1, memo: nil)), "the memo changes nothing read")
+        #expect(!first.isEmpty)
+        let plan = try #require(memo.streamedExpansions.first)
+        #expect(memo.streamedExpansions.count == 1, "one plan per expanded collection")
+        let statement = try plan.statement(reader)
+
+        try database.execute("INSERT INTO PersonCar (personID, carID, createStamp) VALUES (1, 3, 0)")
+        let second = try streamedCars(reader, person: 1, memo: memo)
+        #expect(Set(second) == Set(first + [3]), "the repeat reads the row inserted since: \(second)")
+        #expect(memo.streamedExpansions.count == 1 && memo.streamedExpansions.first === plan, "planned once")
+        #expect(try plan.statement(reader) === statement, "prepared once")
+
+        let other = EntityReader(database: try gateway.openDatabase())
+        #expect(try streamedCars(other, person: 1, memo: memo) == second)
+        #expect(try plan.statement(other) !== statement, "a statement is never used on another connection")
+    }
+
     /// Over HTTP, the same target alternates JSON (joined) and Atom (a statement per level)
     /// and each answer stays whole.
     @Test func oneTargetServedInBothRepresentations() throws {

@@ -37,7 +37,7 @@ extension ODataService {
                 let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
                 let serializer = serializer(context, version)
                 var written: (body: [UInt8], tag: String)?
-                try reader.withSingle(path, streaming: options.expand) { row in
+                try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo) { row in
                     written = (serializer.entityDocument(row, select: options.select), EntityTag.of(row))
                 }
                 guard let (body, tag) = written else { throw notFound(path) }

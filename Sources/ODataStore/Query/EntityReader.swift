@@ -124,10 +124,13 @@ public struct EntityReader {
 
     /// `withSingle`, the entity also expanding `nodes` as it is written (`ExpansionStream`;
     /// check `ExpansionStream.canStream` first).
+    /// - Parameter memo: where the expansions' plans are kept for the next request with the
+    ///   same target; nil builds them afresh.
     @discardableResult
-    public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], _ body: (EntityRow) throws -> Void) throws -> Bool {
+    public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
+                           _ body: (EntityRow) throws -> Void) throws -> Bool {
         guard !nodes.isEmpty else { return try withSingle(path, body) }
-        let stream = ExpansionStream(reader: self, nodes: nodes)
+        let stream = ExpansionStream(reader: self, nodes: nodes, memo: memo)
         let found = try withSingle(path) { row in
             try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
         }

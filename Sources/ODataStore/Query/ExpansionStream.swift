@@ -13,12 +13,15 @@ import ODataURI
 public final class ExpansionStream {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
+    /// Where each expansion's plan is kept for the next request with the same target.
+    private let memo: QueryMemo?
     /// The first failure of a lent collection's statement; later collections are then skipped.
     var error: Error?
 
-    init(reader: EntityReader, nodes: [ExpandNode]) {
+    init(reader: EntityReader, nodes: [ExpandNode], memo: QueryMemo?) {
         self.reader = reader
         self.nodes = nodes
+        self.memo = memo
     }
 
     /// Whether a single entity's `$expand` can be read this way.
@@ -30,9 +33,10 @@ public final class ExpansionStream {
     /// this stream does not expand it.
     func entities(along navigation: NavigationProperty, from source: EntityRow) -> LentEntities? {
         guard let node = nodes.first(where: { $0.navigation === navigation }) else { return nil }
-        let link = ExpansionLink(navigation)
-        let key = link.sourceIndexes.map { source.value(at: $0) }
-        return LentEntities(stream: self, link: link, joining: node.children, key: key)
+        let plan = memo?.streamedExpansions.first(where: { $0.navigation === navigation })
+            ?? StreamedExpansion(navigation: navigation, joining: node.children)
+        let key = plan.link.sourceIndexes.map { source.value(at: $0) }
+        return LentEntities(stream: self, plan: plan, key: key)
     }
 
     /// Reads the collection and lends each entity to `body`, unless an earlier one failed.
@@ -41,13 +45,15 @@ public final class ExpansionStream {
         // A null in the source's key links to nothing.
         guard !entities.key.contains(where: { if case .null = $0 { return true } else { return false } }) else { return }
         do {
-            let (statement, joined, rowWidth) = try reader.expansionStatement(entities.link, single: true, joining: entities.joining)
+            let plan = entities.plan
+            let statement = try plan.statement(reader)
+            if let memo, !memo.streamedExpansions.contains(where: { $0 === plan }) { memo.streamedExpansions.append(plan) }
             try statement.bind(entities.key)
             defer { statement.reset() }
-            let target = entities.link.navigation.target
-            var buffer = RowBuffer(width: rowWidth)
+            let target = plan.navigation.target
+            var buffer = RowBuffer(width: plan.rowWidth)
             while try statement.step() {
-                body(EntityRow(type: target, columns: buffer.read(statement), joined: joined))
+                body(EntityRow(type: target, columns: buffer.read(statement), joined: plan.joined))
             }
         } catch {
             self.error = error
@@ -58,19 +64,44 @@ public final class ExpansionStream {
 /// One expanded collection of an `ExpansionStream`, lent entity by entity to whoever writes it.
 public final class LentEntities {
     fileprivate unowned let stream: ExpansionStream
-    fileprivate let link: ExpansionLink
-    fileprivate let joining: [ExpandNode]
+    fileprivate let plan: StreamedExpansion
     fileprivate let key: [SQLValue]
 
-    fileprivate init(stream: ExpansionStream, link: ExpansionLink, joining: [ExpandNode], key: [SQLValue]) {
+    fileprivate init(stream: ExpansionStream, plan: StreamedExpansion, key: [SQLValue]) {
         self.stream = stream
-        self.link = link
-        self.joining = joining
+        self.plan = plan
         self.key = key
     }
 
     /// Lends each entity of the collection to `body`, in key order, each valid only during its call.
     public func forEach(_ body: (EntityRow) -> Void) {
         stream.lend(self, body)
+    }
+}
+
+/// How one collection of an `ExpansionStream` is read: its link, the single-valued expansions
+/// joined to each of its rows, and its statement. Kept in the target's `QueryMemo`, so that a
+/// repeated request neither lays out the joins nor names them to find the statement again.
+final class StreamedExpansion {
+    let navigation: NavigationProperty
+    let link: ExpansionLink
+    let joining: [ExpandNode]
+    private(set) var joined: JoinedExpansions?
+    private(set) var rowWidth = 0
+    /// Prepared on the connection of the thread that first read it, which the memo's thread
+    /// keeps using; checked all the same, as `BuiltSQL` does.
+    private var prepared: Statement?
+
+    init(navigation: NavigationProperty, joining: [ExpandNode]) {
+        self.navigation = navigation
+        self.link = ExpansionLink(navigation)
+        self.joining = joining
+    }
+
+    func statement(_ reader: EntityReader) throws -> Statement {
+        if let prepared, prepared.belongs(to: reader.database) { return prepared }
+        let (statement, joined, rowWidth) = try reader.expansionStatement(link, single: true, joining: joining)
+        (prepared, self.joined, self.rowWidth) = (statement, joined, rowWidth)
+        return statement
     }
 }

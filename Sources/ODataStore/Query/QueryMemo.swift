@@ -10,6 +10,8 @@ public final class QueryMemo {
     var page: PagePlan?
     var count: BuiltSQL?
     var countWithTopSkip: BuiltSQL?
+    /// The collections a single entity of this target expands as it is written.
+    var streamedExpansions: [StreamedExpansion] = []
 
     public init() {}
 }
