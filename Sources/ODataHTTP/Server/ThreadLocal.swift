@@ -7,15 +7,19 @@ import Darwin
 /// A value per thread, created on first use in that thread and released when the thread ends.
 /// The gateway keeps one SQLite connection per server worker thread this way.
 public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
-    private var key = pthread_key_t()
+    /// A `let`: `get` runs several times per request, and a `var` of a class costs a runtime
+    /// exclusivity check on each read.
+    private let key: pthread_key_t
     private let make: () throws -> Value
 
     public init(_ make: @escaping () throws -> Value) {
         self.make = make
+        var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             // Runs when a thread that holds a value exits.
             if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
         }
+        self.key = key
     }
 
     deinit {

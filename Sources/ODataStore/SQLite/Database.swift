@@ -14,8 +14,14 @@ public final class Database {
     /// Bounded so that a stream of distinct statements cannot grow memory without end.
     private let statementCacheLimit = 256
     /// Called with the SQL of every statement execution: for logs and for tests that count
-    /// statements or check query plans. Nil (the default) costs nothing.
-    public var trace: ((String) -> Void)?
+    /// statements or check query plans. Nil (the default) costs nothing: it is read on every
+    /// execution, so without the runtime's exclusivity check (a connection is used by one
+    /// thread at a time).
+    @exclusivity(unchecked) public var trace: ((String) -> Void)?
+    /// BEGIN DEFERRED and COMMIT, which every read request runs: prepared on first use and
+    /// kept here, where finding them in `statementCache` hashed their text twice per request.
+    @exclusivity(unchecked) private var beginReadStatement: Statement?
+    @exclusivity(unchecked) private var commitReadStatement: Statement?
 
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         _ = processWideConfiguration
@@ -35,6 +41,7 @@ public final class Database {
     }
 
     deinit {
+        (beginReadStatement, commitReadStatement) = (nil, nil)
         statementCache.removeAll()
         objectStatements.removeAll()
         sqlite3_close_v2(handle)
@@ -150,8 +157,15 @@ public final class Database {
     /// rather than once per statement. Inside a transaction already, `body` just runs in it.
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
         guard isInAutocommit else { return try body() }
-        try cachedStatement("BEGIN DEFERRED").run()
-        defer { try? cachedStatement("COMMIT").run() }
+        let begin = try beginReadStatement ?? cachedStatement("BEGIN DEFERRED")
+        beginReadStatement = begin
+        try begin.run()
+        defer {
+            if let commit = try? commitReadStatement ?? cachedStatement("COMMIT") {
+                commitReadStatement = commit
+                try? commit.run()
+            }
+        }
         return try body()
     }
 
