@@ -1,5 +1,6 @@
 import Foundation
-import ODataStore
+@testable import ODataStore
+import ODataURI
 import Testing
 
 /// Reads without `$expand` write each entity straight from its SQLite row; reads with it (and
@@ -100,6 +101,37 @@ import Testing
         #expect(first == before)
         #expect(second == before, "the insert committed during the read is not in its snapshot")
         #expect(try people() != before, "the next read sees it")
+    }
+
+    /// A single entity's streamed expansions run without BEGIN and COMMIT, while the entity's
+    /// statement still sits on its row: they share its snapshot all the same. A PersonCar
+    /// another connection commits between the entity and its expansion is not in the answer,
+    /// and is in the next one.
+    @Test func streamedExpansionsShareTheEntitysSnapshot() throws {
+        let database = try gateway.openDatabase()
+        let writer = try gateway.openDatabase()
+        let reader = EntityReader(database: database)
+        let info = try UriParser(model: gateway.model).parse(path: "Person(1)", query: "$expand=PersonCar")
+        guard case .entity(let path) = info.resource else { throw URIError.badRequest("not an entity") }
+        let personCar = try #require(gateway.model.entitySet(named: "Person")?.entityType.navigationProperty(named: "PersonCar"))
+        func personCarKeys(committingOneFirst: Bool) throws -> [Int64] {
+            var keys: [Int64] = []
+            try reader.withSingle(path, streaming: info.options.expand) { person in
+                if committingOneFirst {
+                    try writer.execute("INSERT INTO PersonCar (personID, carID, createStamp) VALUES (1, 3, 0)")
+                }
+                guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
+                lent.forEach { row in
+                    if case .integer(let key) = row.record.values[0] { keys.append(key) }
+                }
+            }
+            return keys
+        }
+        let before = try personCarKeys(committingOneFirst: false)
+        #expect(!before.isEmpty)
+        #expect(database.isInAutocommit, "no explicit transaction is left open")
+        #expect(try personCarKeys(committingOneFirst: true) == before, "the insert committed during the read is not in its snapshot")
+        #expect(try personCarKeys(committingOneFirst: false).count == before.count + 1, "the next read sees it")
     }
 
     /// Text stored by another program may hold bytes that are not UTF-8: both paths answer it

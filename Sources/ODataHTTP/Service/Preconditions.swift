@@ -39,12 +39,12 @@ extension ODataService {
 
     /// Reads of more than one statement (a page and its count, expansions) run in one read
     /// transaction: one snapshot, begun and ended once. A lone entity is one statement, which
-    /// SQLite already runs in a transaction of its own.
+    /// SQLite already runs in a transaction of its own; `read` opens one itself for an entity
+    /// whose expansions are read after its statement is done (see `ReadProcessor`).
     private func readsSeveralStatements(_ info: UriInfo) -> Bool {
         switch info.resource {
-        case .entity: !info.options.expand.isEmpty
         case .entityCollection, .count, .links: true
-        case .property, .metadata, .serviceDocument, .batch: false
+        case .entity, .property, .metadata, .serviceDocument, .batch: false
         }
     }
 }

@@ -33,7 +33,9 @@ extension ODataService {
             let reader = EntityReader(database: try database())
             if representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) {
                 // Written from the row in place: nothing outlives it. Expanded collections are
-                // read as the response gets to them, each entity from its row too.
+                // read as the response gets to them, each entity from its row too. They are read
+                // while the entity's statement still sits on its row, so every statement shares
+                // the snapshot of the transaction SQLite keeps open for it: no BEGIN and COMMIT.
                 let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
                 let serializer = serializer(context, version)
                 var written: (body: [UInt8], tag: String)?
@@ -44,8 +46,14 @@ extension ODataService {
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
                 return ok(body, type: "application/json;charset=utf-8", version: version, extra: [("ETag", tag)])
             }
-            guard let record = try reader.single(path) else { throw notFound(path) }
-            try reader.expand([record], options.expand)
+            // The entity's statement is done before its expansions are read: one transaction
+            // keeps them all in one snapshot.
+            let found = try options.expand.isEmpty ? reader.single(path) : reader.database.readTransaction {
+                guard let record = try reader.single(path) else { return nil }
+                try reader.expand([record], options.expand)
+                return record
+            }
+            guard let record = found else { throw notFound(path) }
             let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
             if representation == .atom {
