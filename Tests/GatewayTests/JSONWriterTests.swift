@@ -12,6 +12,17 @@ import Testing
         #expect(String(decoding: json.bytes, as: UTF8.self) == String(value))
     }
 
+    /// Where the digit count changes: each power of ten and the number just below it.
+    @Test(arguments: (1...18).flatMap { exponent -> [Int64] in
+        let power = (0..<exponent).reduce(Int64(1)) { power, _ in power * 10 }
+        return [power - 1, power, -power, -(power - 1)]
+    })
+    func integersAtEachPowerOfTen(value: Int64) {
+        var json = JSONWriter(capacity: 1)
+        json.integer(value)
+        #expect(String(decoding: json.bytes, as: UTF8.self) == String(value))
+    }
+
     @Test(arguments: [0, 1, 0xF, 0x10, 0xDEAD_BEEF, 0x0123_4567_89AB_CDEF, UInt64.max] as [UInt64])
     func sixteenHexadecimalDigits(value: UInt64) {
         var json = JSONWriter(capacity: 1)

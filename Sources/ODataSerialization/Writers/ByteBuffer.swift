@@ -76,12 +76,11 @@ final class ByteBuffer {
     /// The decimal digits of `value`, two at a time from a table of the hundred pairs.
     func appendDecimal(_ value: UInt64) {
         reserve(20)
-        var digits = 1
-        var bound: UInt64 = 10
-        while digits < 20 && value >= bound {
-            digits += 1
-            bound = digits < 20 ? bound &* 10 : .max
-        }
+        // The digit count from the bit length: 1233 / 4096 is just above log10(2), so this is
+        // the count of 2^(bits-1)'s digits, one short when `value` reaches the next power of ten.
+        // A loop over the powers of ten cost 13 rounds for a date's milliseconds.
+        let estimate = ((64 - value.leadingZeroBitCount) &* 1233) >> 12
+        let digits = max(1, value >= ByteBuffer.powersOfTen[estimate] ? estimate + 1 : estimate)
         let pairs: StaticString = """
             00010203040506070809101112131415161718192021222324252627282930313233343536373839\
             40414243444546474849505152535455565758596061626364656667686970717273747576777879\
@@ -106,6 +105,11 @@ final class ByteBuffer {
             out[end - 1] = UInt8(ascii: "0") + UInt8(rest)
         }
         count += digits
+    }
+
+    /// 10^0 through 10^19, the largest power of ten below UInt64.max.
+    private static let powersOfTen: [UInt64] = (0..<20).reduce(into: []) { powers, exponent in
+        powers.append(exponent == 0 ? 1 : powers[exponent - 1] * 10)
     }
 
     /// Puts `bytes` right before the content, in the room kept free at init.
