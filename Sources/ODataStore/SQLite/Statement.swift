@@ -75,18 +75,23 @@ public final class Statement {
     /// A column of the current row as SQLite holds it: text and blobs point into the row, and
     /// text is not checked for UTF-8.
     func storedColumn(at column: Int) -> StoredColumn {
-        let index = Int32(column)
-        switch sqlite3_column_type(handle, index) {
+        // The column's value is looked up once and read with the sqlite3_value functions: each
+        // sqlite3_column_* call finds the column again and ends with SQLite's API-exit check,
+        // and a text column took three of them (type, text, bytes). SQLite calls the value
+        // "unprotected" because no mutex guards it; none guards the connection either
+        // (SQLITE_OPEN_NOMUTEX), which only its one thread at a time uses.
+        guard let value = sqlite3_column_value(handle, Int32(column)) else { return .null }
+        switch sqlite3_value_type(value) {
         case SQLITE_NULL: return .null
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
         case SQLITE_BLOB:
-            let start = sqlite3_column_blob(handle, index)
-            let length = Int(sqlite3_column_bytes(handle, index))
+            let start = sqlite3_value_blob(value)
+            let length = Int(sqlite3_value_bytes(value))
             return .blob(UnsafeRawBufferPointer(start: length > 0 ? start : nil, count: length))
         default:
-            let start = sqlite3_column_text(handle, index)
-            return .text(UnsafeBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, index))))
+            let start = sqlite3_value_text(value)
+            return .text(UnsafeBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_value_bytes(value))))
         }
     }
 
