@@ -13,8 +13,10 @@ final class EntityLayout: @unchecked Sendable {
         let type: PrimitiveType
     }
 
-    /// Every fragment, back to back.
-    let bytes: [UInt8]
+    /// Every fragment, back to back. Memory of its own rather than an array: reading an array
+    /// of a class instance lends it through a closure that retained and released its storage
+    /// for every entity written.
+    let fragments: UnsafeBufferPointer<UInt8>
     /// `,"type":"Namespace.Type"`
     let typeField: Range<Int>
     let properties: [Field]
@@ -56,23 +58,33 @@ final class EntityLayout: @unchecked Sendable {
         } else {
             integerKey = nil
         }
-        bytes = json.bytes
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: json.count)
+        _ = storage.initialize(from: json.bytes)
+        fragments = UnsafeBufferPointer(storage)
     }
+
+    deinit { fragments.deallocate() }
 }
 
 /// The layouts of every entity type of a model.
 public final class EntityLayouts: @unchecked Sendable {
-    /// By `EntityType.index`, with the type each was built for.
-    private let layouts: [(type: ObjectIdentifier, layout: EntityLayout)]
+    /// By `EntityType.index`, with the type each was built for. Held unmanaged (retained in
+    /// init, released in deinit) and lent by `withLayout`: taking a layout out of the array
+    /// retained and released it for every entity written.
+    private let layouts: [(type: ObjectIdentifier, layout: Unmanaged<EntityLayout>)]
 
     public init(model: EntityModel) {
-        layouts = model.entityTypes.map { (ObjectIdentifier($0), EntityLayout($0)) }
+        layouts = model.entityTypes.map { (ObjectIdentifier($0), Unmanaged.passRetained(EntityLayout($0))) }
     }
 
-    func layout(for type: EntityType) -> EntityLayout {
+    deinit { layouts.forEach { $0.layout.release() } }
+
+    @inline(__always)
+    func withLayout<Result>(for type: EntityType, _ body: (EntityLayout) -> Result) -> Result {
         // Types come from the model the layouts were built from; one from another model gets
         // a layout of its own.
-        if type.index < layouts.count, layouts[type.index].type == ObjectIdentifier(type) { return layouts[type.index].layout }
-        return EntityLayout(type)
+        let index = type.index
+        guard index < layouts.count, layouts[index].type == ObjectIdentifier(type) else { return body(EntityLayout(type)) }
+        return layouts[index].layout._withUnsafeGuaranteedRef(body)
     }
 }

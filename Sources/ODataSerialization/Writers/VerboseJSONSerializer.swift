@@ -214,8 +214,8 @@ public struct VerboseJSONSerializer {
 
     func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
                                        written: WrittenEntities? = nil) {
-        let layout = layouts.layout(for: record.type)
-        layout.bytes.withUnsafeBufferPointer { fragments in
+        layouts.withLayout(for: record.type) { layout in
+            let fragments = layout.fragments
             json.raw("{\"__metadata\":{\"uri\":\"")
             let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
             json.byte(UInt8(ascii: "\""))
