@@ -76,9 +76,10 @@ final class ByteBuffer {
     /// The decimal digits of `value`, two at a time from a table of the hundred pairs.
     func appendDecimal(_ value: UInt64) {
         reserve(20)
-        // The digit count from the bit length: 1233 / 4096 is just above log10(2), so this is
-        // the count of 2^(bits-1)'s digits, one short when `value` reaches the next power of ten.
-        // A loop over the powers of ten cost 13 rounds for a date's milliseconds.
+        // The digit count from the bit length b: b * 1233 / 4096 is b * log10(2) rounded down
+        // (1233 / 4096 is log10(2) to four places), which is the count or one short of it, and
+        // one short exactly when `value` reaches the next power of ten. A loop over the powers
+        // of ten cost 13 rounds for a date's milliseconds.
         let estimate = ((64 - value.leadingZeroBitCount) &* 1233) >> 12
         let digits = max(1, value >= ByteBuffer.powersOfTen[estimate] ? estimate + 1 : estimate)
         let pairs: StaticString = """
