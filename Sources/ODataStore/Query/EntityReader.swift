@@ -34,10 +34,12 @@ public struct EntityReader {
         // The position of the page's last entity, taken while the statement still sits on it.
         var lastPosition: [EDMValue]?
         var buffer = RowBuffer(width: rowWidth)
-        var row = EntityRow(type: type, columns: UnsafeBufferPointer(start: nil, count: 0), joined: joined)
+        // One row value over the buffer, which each read refills: a value changed per row had to
+        // be copied for each call of `body`, a retain and release of its type every row.
+        let row = EntityRow(type: type, columns: buffer.storage, joined: joined)
         while try statement.step() {
             if let pageLimit, delivered == pageLimit { return lastPosition }
-            row.columns = buffer.read(statement)
+            _ = buffer.read(statement)
             try body(row)
             delivered += 1
             if delivered == pageLimit {

@@ -6,9 +6,10 @@ import EDM
 /// over its own columns.
 public struct EntityRow: EntityColumns {
     public let type: EntityType
-    /// The whole row, read once (`RowBuffer.read`). A `var`: a page's loop moves one row value
-    /// from row to row rather than building one per row, which retained its references each time.
-    var columns: UnsafeBufferPointer<StoredColumn>
+    /// The whole row, read once (`RowBuffer.read`). A page's loop lends one row value for
+    /// every row, over a buffer each read refills, rather than building one per row, which
+    /// retained its references each time.
+    let columns: UnsafeBufferPointer<StoredColumn>
     /// Where this entity's stored columns begin in the row.
     let offset: Int
     let joined: JoinedExpansions?

@@ -52,8 +52,11 @@ public final class ExpansionStream {
             defer { statement.reset() }
             let target = plan.navigation.target
             var buffer = RowBuffer(width: plan.rowWidth)
+            // One row value over the buffer each read refills, as in `EntityReader.forEachRow`.
+            let row = EntityRow(type: target, columns: buffer.storage, joined: plan.joined)
             while try statement.step() {
-                body(EntityRow(type: target, columns: buffer.read(statement), joined: plan.joined))
+                _ = buffer.read(statement)
+                body(row)
             }
         } catch {
             self.error = error

@@ -10,6 +10,10 @@ struct RowBuffer: ~Copyable {
         columns = .allocate(capacity: width)
     }
 
+    /// Where every `read` puts its row: one row value can be built over it once and lent for
+    /// each row in turn.
+    var storage: UnsafeBufferPointer<StoredColumn> { UnsafeBufferPointer(columns) }
+
     deinit {
         repairedTexts.forEach { $0.deallocate() }
         columns.deallocate()
