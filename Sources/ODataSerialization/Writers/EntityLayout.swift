@@ -1,4 +1,5 @@
 import EDM
+import ODataStore
 
 /// The parts of an entity type's JSON that do not depend on the row: `"name":` for each
 /// property, the type name, each navigation property's name. Built once per model, so that
@@ -17,16 +18,22 @@ final class EntityLayout: @unchecked Sendable {
     /// of a class instance lends it through a closure that retained and released its storage
     /// for every entity written.
     let fragments: UnsafeBufferPointer<UInt8>
+    struct Navigation {
+        /// Retained by the layout (init and deinit) and lent with `_withUnsafeGuaranteedRef`:
+        /// taking it out of an array retained and released it for every entity written.
+        let property: Unmanaged<NavigationProperty>
+        /// `,"Nav":` within `fragments`.
+        let field: Range<Int>
+        /// `/Nav`, escaped, for deferred links.
+        let suffix: Range<Int>
+    }
+
     /// `,"type":"Namespace.Type"`
     let typeField: Range<Int>
-    let properties: [Field]
-    /// The type's navigation properties, read here rather than from the type: a `let` of this
-    /// module needs no runtime exclusivity check on each entity written.
-    let navigationProperties: [NavigationProperty]
-    /// `,"Nav":` for each navigation property.
-    let navigations: [Range<Int>]
-    /// `/Nav`, escaped, for deferred links.
-    let navigationSuffixes: [Range<Int>]
+    /// The properties and the navigation properties in memory of their own, like `fragments`:
+    /// looping over an array of a class instance retained and released the array per entity.
+    let properties: UnsafeBufferPointer<Field>
+    let navigations: UnsafeBufferPointer<Navigation>
     /// For a type whose key is one Int32 (or smaller) property: that key's column and `Set(`,
     /// so that an entity's URI is written from the row without building its key literal.
     let integerKey: (column: Int, setPrefix: Range<Int>)?
@@ -39,19 +46,19 @@ final class EntityLayout: @unchecked Sendable {
             return start..<json.count
         }
         typeField = fragment { $0.raw(",\"type\":"); $0.string(type.qualifiedName) }
-        properties = type.properties.map { property in
+        properties = Self.stored(type.properties.map { property in
             let range = fragment { $0.raw(","); $0.key(property.name) }
             return Field(start: range.lowerBound, end: range.upperBound, columnIndex: property.columnIndex, type: property.type)
-        }
-        navigationProperties = type.navigationProperties
-        navigations = type.navigationProperties.map { nav in fragment { $0.raw(","); $0.key(nav.name) } }
-        navigationSuffixes = type.navigationProperties.map { nav in
-            fragment { json in
+        })
+        navigations = Self.stored(type.navigationProperties.map { nav in
+            let field = fragment { $0.raw(","); $0.key(nav.name) }
+            let suffix = fragment { json in
                 json.byte(UInt8(ascii: "/"))
                 var name = nav.name
                 name.withUTF8 { json.appendEscaped($0) }
             }
-        }
+            return Navigation(property: .passRetained(nav), field: field, suffix: suffix)
+        })
         let keys = type.keyProperties
         if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = type.entitySet {
             integerKey = (keys[0].columnIndex, fragment { $0.text(set.name); $0.byte(UInt8(ascii: "(")) })
@@ -63,7 +70,18 @@ final class EntityLayout: @unchecked Sendable {
         fragments = UnsafeBufferPointer(storage)
     }
 
-    deinit { fragments.deallocate() }
+    deinit {
+        navigations.forEach { $0.property.release() }
+        fragments.deallocate()
+        properties.deallocate()
+        navigations.deallocate()
+    }
+
+    private static func stored<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
+        let storage = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
+        _ = storage.initialize(from: elements)
+        return UnsafeBufferPointer(storage)
+    }
 }
 
 /// The layouts of every entity type of a model.
@@ -80,11 +98,11 @@ public final class EntityLayouts: @unchecked Sendable {
     deinit { layouts.forEach { $0.layout.release() } }
 
     @inline(__always)
-    func withLayout<Result>(for type: EntityType, _ body: (EntityLayout) -> Result) -> Result {
+    func withLayout<Entity: EntityColumns, Result>(for entity: Entity, _ body: (EntityLayout) -> Result) -> Result {
         // Types come from the model the layouts were built from; one from another model gets
         // a layout of its own.
-        let index = type.index
-        guard index < layouts.count, layouts[index].type == ObjectIdentifier(type) else { return body(EntityLayout(type)) }
+        let index = entity.type.index
+        guard index < layouts.count, layouts[index].type == ObjectIdentifier(entity.type) else { return body(EntityLayout(entity.type)) }
         return layouts[index].layout._withUnsafeGuaranteedRef(body)
     }
 }

@@ -214,7 +214,7 @@ public struct VerboseJSONSerializer {
 
     func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
                                        written: WrittenEntities? = nil) {
-        layouts.withLayout(for: record.type) { layout in
+        layouts.withLayout(for: record) { layout in
             let fragments = layout.fragments
             json.raw("{\"__metadata\":{\"uri\":\"")
             let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
@@ -232,35 +232,37 @@ public struct VerboseJSONSerializer {
                 json.appendVerbatim(fragments, field.start..<field.end)
                 record.withColumn(field.columnIndex) { json.storedColumn($0, type: field.type) }
             }
-            for (index, nav) in layout.navigationProperties.enumerated() {
-                if let select, !select.includes(navigation: nav.name) { continue }
-                json.appendVerbatim(fragments, layout.navigations[index])
-                switch record.expansion(of: nav) {
-                case .single(let related)?:
-                    if let related {
-                        expanded(related, select: select?.child(nav.name), into: &json, written: written)
-                    } else {
-                        json.raw("null")
+            for navigation in layout.navigations {
+                navigation.property._withUnsafeGuaranteedRef { nav in
+                    if let select, !select.includes(navigation: nav.name) { return }
+                    json.appendVerbatim(fragments, navigation.field)
+                    switch record.expansion(of: nav) {
+                    case .single(let related)?:
+                        if let related {
+                            expanded(related, select: select?.child(nav.name), into: &json, written: written)
+                        } else {
+                            json.raw("null")
+                        }
+                    case .collection(let related)?:
+                        if version == .v2 { json.raw("{\"results\":") }
+                        entityArray(related, select: select?.child(nav.name), into: &json, written: written)
+                        if version == .v2 { json.raw("}") }
+                    case .lent(let related)?:
+                        if version == .v2 { json.raw("{\"results\":") }
+                        json.raw("[")
+                        let start = json.count
+                        related.forEach { row in
+                            if json.count > start { json.raw(",") }
+                            entity(row, select: select?.child(nav.name), into: &json, written: nil)
+                        }
+                        json.raw("]")
+                        if version == .v2 { json.raw("}") }
+                    case nil:
+                        json.raw("{\"__deferred\":{\"uri\":\"")
+                        json.repeatWritten(uri)
+                        json.appendVerbatim(fragments, navigation.suffix)
+                        json.raw("\"}}")
                     }
-                case .collection(let related)?:
-                    if version == .v2 { json.raw("{\"results\":") }
-                    entityArray(related, select: select?.child(nav.name), into: &json, written: written)
-                    if version == .v2 { json.raw("}") }
-                case .lent(let related)?:
-                    if version == .v2 { json.raw("{\"results\":") }
-                    json.raw("[")
-                    let start = json.count
-                    related.forEach { row in
-                        if json.count > start { json.raw(",") }
-                        entity(row, select: select?.child(nav.name), into: &json, written: nil)
-                    }
-                    json.raw("]")
-                    if version == .v2 { json.raw("}") }
-                case nil:
-                    json.raw("{\"__deferred\":{\"uri\":\"")
-                    json.repeatWritten(uri)
-                    json.appendVerbatim(fragments, layout.navigationSuffixes[index])
-                    json.raw("\"}}")
                 }
             }
             json.raw("}")
