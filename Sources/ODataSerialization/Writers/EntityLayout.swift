@@ -7,7 +7,7 @@ import ODataStore
 /// field list holds no references, so the per-row loop does no reference counting.
 final class EntityLayout: @unchecked Sendable {
     struct Field {
-        /// `,"name":` within `bytes`.
+        /// `,"name":` within `fragments`.
         let start: Int
         let end: Int
         let columnIndex: Int
