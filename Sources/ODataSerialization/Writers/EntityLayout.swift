@@ -14,10 +14,6 @@ final class EntityLayout: @unchecked Sendable {
         let type: PrimitiveType
     }
 
-    /// Every fragment, back to back. Memory of its own rather than an array: reading an array
-    /// of a class instance lends it through a closure that retained and released its storage
-    /// for every entity written.
-    let fragments: UnsafeBufferPointer<UInt8>
     struct Navigation {
         /// Retained by the layout (init and deinit) and lent with `_withUnsafeGuaranteedRef`:
         /// taking it out of an array retained and released it for every entity written.
@@ -28,6 +24,10 @@ final class EntityLayout: @unchecked Sendable {
         let suffix: Range<Int>
     }
 
+    /// Every fragment, back to back. Memory of its own rather than an array: reading an array
+    /// of a class instance lends it through a closure that retained and released its storage
+    /// for every entity written.
+    let fragments: UnsafeBufferPointer<UInt8>
     /// `,"type":"Namespace.Type"`
     let typeField: Range<Int>
     /// The properties and the navigation properties in memory of their own, like `fragments`:
