@@ -26,12 +26,17 @@ extension ODataService {
         let response = readsSeveralStatements(context.info)
             ? try database().readTransaction { try read(context) }
             : try read(context)
-        guard response.status == 200, let tag = response.header("ETag") else { return response }
+        // The request's preconditions first: most reads have none, and then the response's
+        // headers need not be searched for its ETag.
         let request = context.request
-        if let ifMatch = request.header("If-Match"), !EntityTag.header(ifMatch, matches: tag) {
+        let ifMatch = request.header("If-Match"), ifNoneMatch = request.header("If-None-Match")
+        guard ifMatch != nil || ifNoneMatch != nil, response.status == 200, let tag = response.header("ETag") else {
+            return response
+        }
+        if let ifMatch, !EntityTag.header(ifMatch, matches: tag) {
             throw ServiceError(status: 412, code: "PreconditionFailed", message: "If-Match asks for \(ifMatch), but the current ETag is \(tag).")
         }
-        if let ifNoneMatch = request.header("If-None-Match"), EntityTag.header(ifNoneMatch, matches: tag) {
+        if let ifNoneMatch, EntityTag.header(ifNoneMatch, matches: tag) {
             return HTTPResponse(status: 304, headers: [("ETag", tag), ("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache")])
         }
         return response
