@@ -33,10 +33,17 @@ public final class ExpansionStream {
     /// this stream does not expand it.
     func entities(along navigation: NavigationProperty, from source: EntityRow) -> LentEntities? {
         guard let node = nodes.first(where: { $0.navigation === navigation }) else { return nil }
-        let plan = memo?.streamedExpansions.first(where: { $0.navigation === navigation })
-            ?? StreamedExpansion(navigation: navigation, joining: node.children)
+        let plan = plan(for: navigation, joining: node.children)
         let key = plan.link.sourceIndexes.map { source.value(at: $0) }
         return LentEntities(stream: self, plan: plan, key: key)
+    }
+
+    /// The memo's plan for `navigation`, or a new one, kept in the memo from now on.
+    private func plan(for navigation: NavigationProperty, joining: [ExpandNode]) -> StreamedExpansion {
+        if let kept = memo?.streamedExpansions.first(where: { $0.navigation === navigation }) { return kept }
+        let plan = StreamedExpansion(navigation: navigation, joining: joining)
+        memo?.streamedExpansions.append(plan)
+        return plan
     }
 
     /// Reads the collection and lends each entity to `body`, unless an earlier one failed.
@@ -47,7 +54,6 @@ public final class ExpansionStream {
         do {
             let plan = entities.plan
             let statement = try plan.statement(reader)
-            if let memo, !memo.streamedExpansions.contains(where: { $0 === plan }) { memo.streamedExpansions.append(plan) }
             try statement.bind(entities.key)
             defer { statement.reset() }
             let target = plan.navigation.target
