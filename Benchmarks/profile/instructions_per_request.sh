@@ -3,6 +3,8 @@
 # whatever else the machine is doing, unlike requests per second on a shared machine.
 #   Benchmarks/profile/instructions_per_request.sh GATEWAY_BINARY DB 'Person(7)' ['Person?$top=20' ...]
 # Prints one line per target: instructions per request over 300 keep-alive requests.
+# "{n}" in a target is a Person key, a different one for each request (320 keys from 1 upward),
+# as in the benchmark, where few requests repeat a target; without it the target is repeated.
 # A binary named `ceiling` or `floor` (Benchmarks/ceiling, Benchmarks/floor) is run as that
 # yardstick instead, so that all three are counted the same way.
 set -euo pipefail
@@ -24,15 +26,15 @@ for target in "$@"; do
   python3 - "$port" "$target" 20 <<'PY'
 import http.client, sys
 c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-for _ in range(int(sys.argv[3])):
-    c.request("GET", "/CarDealer.svc/" + sys.argv[2], headers={"Accept": "application/json"}); c.getresponse().read()
+for n in range(1, int(sys.argv[3]) + 1):
+    c.request("GET", "/CarDealer.svc/" + sys.argv[2].replace("{n}", str(n)), headers={"Accept": "application/json"}); c.getresponse().read()
 PY
   callgrind_control -i on "$(cat "$work/pid")" >/dev/null
   python3 - "$port" "$target" 300 <<'PY'
 import http.client, sys
 c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-for _ in range(int(sys.argv[3])):
-    c.request("GET", "/CarDealer.svc/" + sys.argv[2], headers={"Accept": "application/json"})
+for n in range(21, 21 + int(sys.argv[3])):
+    c.request("GET", "/CarDealer.svc/" + sys.argv[2].replace("{n}", str(n)), headers={"Accept": "application/json"})
     r = c.getresponse(); r.read()
     assert r.status == 200, r.status
 PY
