@@ -83,6 +83,62 @@ import Testing
         #expect(memo.page?.built.statement === statement)
     }
 
+    /// The keys of the entities `target` addresses, read with `memo`, and their count.
+    private func keys(_ reader: EntityReader, _ target: String, memo: QueryMemo) throws -> (keys: [Int64], count: Int) {
+        let (query, _) = try query(target, pageSize: nil)
+        var keys: [Int64] = []
+        _ = try reader.forEachRow(query, memo: memo) { row in
+            if case .integer(let key) = row.record.values[0] { keys.append(key) }
+        }
+        return (keys, try reader.count(query, applyTopSkip: false, memo: memo))
+    }
+
+    /// Targets that differ only in their keys share a memo (`ParseCache` gives them one): the
+    /// SQL built for the first binds the keys of each, in the path's last segment or deeper.
+    @Test func targetsOfOneShapeBindTheirOwnKeys() throws {
+        let reader = EntityReader(database: try gateway.openDatabase())
+        for (first, second) in [("Person(1)/PersonCar", "Person(2)/PersonCar"),
+                                ("PersonCar(1)/Car/PersonCar", "PersonCar(4)/Car/PersonCar")] {
+            let memo = QueryMemo()
+            let firstRead = try keys(reader, first, memo: memo)
+            let built = try #require(memo.page?.built)
+            let secondRead = try keys(reader, second, memo: memo)
+            #expect(memo.page?.built === built, "built once for both")
+            #expect(firstRead == (try keys(reader, first, memo: QueryMemo())))
+            #expect(secondRead == (try keys(reader, second, memo: QueryMemo())), "\(second) reads its own rows")
+            #expect(secondRead.keys != firstRead.keys)
+        }
+        let memo = QueryMemo()
+        _ = try keys(reader, "Person(1)/PersonCar", memo: memo)
+        let expected = try personCars(of: 2)
+        #expect(try keys(reader, "Person(2)/PersonCar", memo: memo) == (expected, expected.count))
+    }
+
+    /// The PersonCar keys of a person, straight from SQLite.
+    private func personCars(of person: Int) throws -> [Int64] {
+        try gateway.openDatabase().rows("SELECT personCarID FROM PersonCar WHERE personID = \(person) ORDER BY personCarID").compactMap {
+            if case .integer(let key) = $0[0] { return key }
+            return nil
+        }
+    }
+
+    /// Over HTTP, where one thread's parse cache hands the targets one memo.
+    @Test func targetsOfOneShapeOverHTTP() throws {
+        for person in [1, 2, 1, 4] {
+            let expected = try personCars(of: person).map(Int.init)
+            #expect(!expected.isEmpty)
+            let response = try gateway.get("Person(\(person))/PersonCar?$inlinecount=allpages")
+            #expect(response.status == 200)
+            let d = try #require(try response.d() as? [String: Any])
+            let ids = (d["results"] as? [[String: Any]] ?? []).compactMap { $0["personCarID"] as? Int }
+            #expect(ids == expected, "Person(\(person))")
+            #expect(d["__count"] as? String == String(expected.count), "Person(\(person))")
+        }
+        let bad = try gateway.get("Person('x')/PersonCar")
+        #expect(bad.status == 400)
+        #expect(bad.text.contains("invalid key in 'Person('x')'"), "the parser's own message: \(bad.text)")
+    }
+
     /// The keys of the cars of `Person(key)`'s PersonCar rows, read as a response writes them:
     /// each PersonCar lent from its row, with its Car joined.
     private func streamedCars(_ reader: EntityReader, person key: Int, memo: QueryMemo?) throws -> [Int64] {

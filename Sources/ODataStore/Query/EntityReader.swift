@@ -22,7 +22,7 @@ public struct EntityReader {
     /// returns the skip token of the next page when the server page size cut the result.
     public func forEachRow(_ query: EntityQuery, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
         let plan = pagePlan(query, memo: memo)
-        let statement = try plan.built.boundStatement(in: database)
+        let statement = try plan.built.boundStatement(in: database, for: query.path)
         defer { statement.reset() }
         let (pageLimit, joined, rowWidth) = (plan.pageLimit, plan.joined, plan.rowWidth)
         let type = query.path.targetType
@@ -113,7 +113,7 @@ public struct EntityReader {
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         sql += tail
 
-        let built = BuiltSQL(sql: sql, parameters: context.parameters + tailParameters, shape: shape)
+        let built = BuiltSQL(sql: sql, parameters: context.parameters + tailParameters, pathKeys: context.pathKeyParameters, shape: shape)
         return PagePlan(built: built, pageLimit: pageLimit, joined: joined, rowWidth: rowWidth)
     }
 
@@ -186,7 +186,7 @@ public struct EntityReader {
             built = buildCount(query, applyTopSkip: applyTopSkip, shape: shape)
             if applyTopSkip { memo?.countWithTopSkip = built } else { memo?.count = built }
         }
-        let statement = try built.boundStatement(in: database)
+        let statement = try built.boundStatement(in: database, for: query.path)
         defer { statement.reset() }
         guard try statement.step(), case .integer(let n) = statement.value(at: 0) else { return 0 }
         return Int(n)
@@ -205,7 +205,8 @@ public struct EntityReader {
             parameters.append(.integer(Int64(query.top ?? -1)))
             parameters.append(.integer(Int64(query.skip ?? 0)))
         }
-        return BuiltSQL(sql: "SELECT count(*) FROM (" + inner + ")", parameters: parameters, shape: shape)
+        return BuiltSQL(sql: "SELECT count(*) FROM (" + inner + ")", parameters: parameters, pathKeys: context.pathKeyParameters,
+                        shape: shape)
     }
 
     private func whereConditions(_ query: EntityQuery, in context: inout SQLBuildContext) -> [String] {

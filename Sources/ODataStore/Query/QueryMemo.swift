@@ -1,3 +1,5 @@
+import ODataURI
+
 /// The SQL built for one request target's queries, kept with the target's parse (the gateway
 /// keeps it in its `ParseCache`), so that a repeated request binds a prepared statement instead
 /// of building SQL text and hashing it to find the statement (a filtered, ordered page with its
@@ -23,19 +25,24 @@ public final class QueryMemo {
 /// stays valid; the connection closes once its last statement is finalized (sqlite3_close_v2).
 final class BuiltSQL {
     let sql: String
+    /// The parameters of the request it was built for.
     let parameters: [SQLValue]
+    /// Which of them are keys of the resource path: a later request with the same target
+    /// shape binds its own keys there.
+    let pathKeys: [PathKeyParameter]
     /// The query inputs this SQL was built from, beyond the request target.
     let shape: QueryShape
     var statement: Statement?
 
-    init(sql: String, parameters: [SQLValue], shape: QueryShape) {
+    init(sql: String, parameters: [SQLValue], pathKeys: [PathKeyParameter], shape: QueryShape) {
         self.sql = sql
         self.parameters = parameters
+        self.pathKeys = pathKeys
         self.shape = shape
     }
 
-    /// The prepared statement, bound to the parameters.
-    func boundStatement(in database: Database) throws(SQLiteError) -> Statement {
+    /// The prepared statement, bound to the parameters with the keys of `path`.
+    func boundStatement(in database: Database, for path: ResourcePath) throws(SQLiteError) -> Statement {
         let prepared: Statement
         if let statement, statement.belongs(to: database) {
             prepared = statement
@@ -43,7 +50,16 @@ final class BuiltSQL {
             prepared = try database.cachedStatement(sql)
             statement = prepared
         }
-        try prepared.bind(parameters)
+        if pathKeys.isEmpty {
+            try prepared.bind(parameters)
+        } else {
+            var values = parameters
+            for key in pathKeys {
+                // A path of the shape the SQL was built for has a key wherever it had one.
+                values[key.parameter] = SQLValue(path.segments[key.segment].key![key.component])
+            }
+            try prepared.bind(values)
+        }
         return prepared
     }
 }

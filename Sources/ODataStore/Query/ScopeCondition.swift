@@ -10,7 +10,8 @@ enum ScopeCondition {
         let type = last.targetType
         var conditions: [String] = []
         if let key = last.key {
-            conditions.append(keyCondition(type.keyProperties.map(\.columnName), alias: alias, values: key.map(SQLValue.init), in: &context))
+            conditions.append(keyCondition(type.keyProperties.map(\.columnName), alias: alias, key: key,
+                                           segment: path.segments.count - 1, in: &context))
         }
         if case .navigation(let nav, _) = last, let parent = path.parent {
             conditions.append(linkCondition(nav, parent: parent, alias: alias, in: &context, depth: depth))
@@ -18,9 +19,11 @@ enum ScopeCondition {
         return conditions.isEmpty ? nil : conditions.joined(separator: " AND ")
     }
 
-    static func keyCondition(_ columns: [String], alias: String, values: [SQLValue], in context: inout SQLBuildContext) -> String {
-        zip(columns, values).map { column, value in
-            SQL.column(alias, column) + " = " + context.bind(value)
+    /// `columns` equal to the key of the path's segment `segment`, bound as path keys.
+    static func keyCondition(_ columns: [String], alias: String, key: [EDMValue], segment: Int,
+                             in context: inout SQLBuildContext) -> String {
+        zip(columns, key).enumerated().map { component, pair in
+            SQL.column(alias, pair.0) + " = " + context.bindPathKey(SQLValue(pair.1), segment: segment, component: component)
         }.joined(separator: " AND ")
     }
 
@@ -34,7 +37,7 @@ enum ScopeCondition {
         // Following a navigation from one entity addressed by its key needs no subquery when the
         // key is what the foreign key holds.
         if parent.segments.count == 1, let key = parent.lastKey, nav.targetHoldsForeignKey {
-            return keyCondition(localColumns, alias: alias, values: key.map(SQLValue.init), in: &context)
+            return keyCondition(localColumns, alias: alias, key: key, segment: 0, in: &context)
         }
         let parentAlias = "s" + String(depth + 1)
         let parentType = parent.targetType

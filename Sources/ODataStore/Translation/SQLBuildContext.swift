@@ -6,6 +6,9 @@ public struct SQLBuildContext {
     /// The alias of the statement's root table.
     public let rootAlias: String
     public private(set) var parameters: [SQLValue] = []
+    /// The parameters that hold a key of the resource path, so that SQL kept for one request
+    /// can be bound with the keys of another with the same target shape (`PathKeyParameter`).
+    public private(set) var pathKeyParameters: [PathKeyParameter] = []
     /// LEFT JOIN clauses, in the order they were first needed.
     public private(set) var joins: [String] = []
     private var aliasesByPath: [String: String] = [:]
@@ -20,6 +23,13 @@ public struct SQLBuildContext {
     public mutating func bind(_ value: SQLValue) -> String {
         parameters.append(value)
         return "?"
+    }
+
+    /// Adds a parameter for component `component` of the key of the path's segment `segment`,
+    /// and returns its placeholder.
+    public mutating func bindPathKey(_ value: SQLValue, segment: Int, component: Int) -> String {
+        pathKeyParameters.append(PathKeyParameter(parameter: parameters.count, segment: segment, component: component))
+        return bind(value)
     }
 
     /// The alias of the table reached by following `path` from the root, adding the LEFT JOINs
@@ -41,4 +51,15 @@ public struct SQLBuildContext {
         }
         return alias
     }
+}
+
+/// A statement parameter that holds a key value of the request's resource path. Requests whose
+/// targets differ only in their keys (`Person(7)/PersonCar`, `Person(8)/PersonCar`) share
+/// one parse and its SQL (`ParseCache`); each binds its own keys at these positions.
+public struct PathKeyParameter: Sendable, Equatable {
+    /// The parameter's position among the statement's parameters, from 0.
+    public let parameter: Int
+    /// The path segment whose key it is, and the key property's position in that key.
+    public let segment: Int
+    public let component: Int
 }
