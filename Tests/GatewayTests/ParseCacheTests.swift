@@ -53,18 +53,105 @@ import Testing
 
     @Test func itStaysWithinItsCapacity() throws {
         let cache = ParseCache<Void>(capacity: 8)
-        for key in 1...50 {
-            let target = "Person(\(key))"
+        // Fifty shapes: each evicts one other when the shapes are full.
+        for top in 1...50 {
+            let target = "Person?$top=\(top)"
             let info = try cache.info(for: target) { () throws(URIError) in try parse(target) }
-            guard case .entity = info.resource else { Issue.record("Person(\(key)) is not an entity"); return }
+            #expect(info.options.top == top)
+            #expect(cache.shapeCount <= 8)
             #expect(cache.count <= 8)
         }
-        #expect(cache.count == 8, "full, not started over")
+        #expect(cache.shapeCount == 8, "full, not started over")
         var parsed = false
-        _ = try cache.info(for: "Person(50)") { () throws(URIError) in
+        _ = try cache.info(for: "Person?$top=50") { () throws(URIError) in
             parsed = true
-            return try parse("Person(50)")
+            return try parse("Person?$top=50")
         }
         #expect(!parsed, "the newest target is kept")
+    }
+
+    /// `Person(8)` after `Person(7)`: one parse, with each target's own key.
+    @Test func targetsThatDifferInTheirKeysShareAParse() throws {
+        let cache = ParseCache<Void>()
+        var parses = 0
+        for key in [7, 8, 1000, 8] {
+            let target = "Person(\(key))/PersonCar?$top=2"
+            let info = try cache.info(for: target) { () throws(URIError) in
+                parses += 1
+                return try parse(target)
+            }
+            guard case .entityCollection(let path) = info.resource else { Issue.record("\(target) is not a collection"); return }
+            #expect(path.segments[0].key == [.integer(Int64(key))], "\(target)")
+            #expect(info.options.top == 2)
+        }
+        #expect(parses == 1)
+        #expect(cache.shapeCount == 1)
+        #expect(cache.count == 3, "each target kept, for repeats")
+    }
+
+    /// Every key of a path, the target of `$links` too, comes from the request, in any literal form.
+    @Test func everyKeyOfThePathIsTheRequests() throws {
+        let cache = ParseCache<Void>()
+        _ = try cache.info(for: "Person(1)/$links/PersonCar(2)") { () throws(URIError) in try parse("Person(1)/$links/PersonCar(2)") }
+        let info = try cache.info(for: "Person(personID=3)/$links/PersonCar(%34)") { () throws(URIError) in
+            Issue.record("parsed again")
+            return try parse("Person(personID=3)/$links/PersonCar(%34)")
+        }
+        guard case .links(let source, _, let targetKey) = info.resource else { Issue.record("not links"); return }
+        #expect(source.segments[0].key == [.integer(3)])
+        #expect(targetKey == [.integer(4)])
+
+        _ = try cache.info(for: "PersonCar(1)/Car/PersonCar(5)") { () throws(URIError) in try parse("PersonCar(1)/Car/PersonCar(5)") }
+        let nested = try cache.info(for: "PersonCar(9)/Car/PersonCar(10)") { () throws(URIError) in
+            Issue.record("parsed again")
+            return try parse("PersonCar(9)/Car/PersonCar(10)")
+        }
+        guard case .entity(let path) = nested.resource else { Issue.record("not an entity"); return }
+        #expect(path.segments.map(\.key) == [[.integer(9)], nil, [.integer(10)]])
+    }
+
+    /// `Person()` addresses the set: it is not `Person(1)` with another key. Nor is a segment
+    /// whose name is percent-encoded, which may decode to a parenthesis of its own.
+    @Test func onlyKeyPredicatesAreLeftOutOfTheShape() throws {
+        let cache = ParseCache<Void>()
+        _ = try cache.info(for: "Person(1)") { () throws(URIError) in try parse("Person(1)") }
+        let set = try cache.info(for: "Person()") { () throws(URIError) in try parse("Person()") }
+        guard case .entityCollection = set.resource else { Issue.record("Person() is not the set"); return }
+        _ = try cache.info(for: "Pers%6Fn(2)") { () throws(URIError) in try parse("Pers%6Fn(2)") }
+        #expect(cache.shapeCount == 3)
+    }
+
+    /// Integer keys in every form the literal grammar allows keep their values.
+    @Test func integerKeysKeepTheirValues() throws {
+        let cache = ParseCache<Void>()
+        for (text, value) in [("1", 1), ("007", 7), ("+8", 8), ("2147483647", 2147483647), ("personID=9", 9)] {
+            let info = try cache.info(for: "Person(\(text))") { () throws(URIError) in try parse("Person(\(text))") }
+            guard case .entity(let path) = info.resource else { Issue.record("Person(\(text)) is not an entity"); return }
+            #expect(path.segments[0].key == [.integer(Int64(value))], "Person(\(text))")
+        }
+        #expect(cache.shapeCount == 1)
+    }
+
+    /// A key that is not one gets the error a full parse gives, and nothing of it is kept.
+    @Test func aBadKeyInAKeptShapeIsReportedByTheParser() throws {
+        let cache = ParseCache<Void>()
+        _ = try cache.info(for: "Person(1)") { () throws(URIError) in try parse("Person(1)") }
+        for bad in ["Person('x')", "Person(99999999999)", "Person(1,2)", "Person(lastName=1)", "Person(%ZZ)"] {
+            var expected: URIError?
+            do { _ = try parse(bad) } catch { expected = error }
+            var parsed = false
+            do {
+                _ = try cache.info(for: bad) { () throws(URIError) in
+                    parsed = true
+                    return try parse(bad)
+                }
+                Issue.record("\(bad) was accepted")
+            } catch {
+                #expect(parsed, "\(bad): the full parse reported it")
+                #expect(error == expected, "\(bad)")
+            }
+        }
+        #expect(cache.count == 1)
+        #expect(cache.shapeCount == 1)
     }
 }

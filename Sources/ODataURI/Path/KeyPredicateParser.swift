@@ -4,6 +4,7 @@ import EDM
 enum KeyPredicateParser {
     static func parse(_ text: Substring, for type: EntityType, segment: String) throws(URIError) -> [EDMValue] {
         let keys = type.keyProperties
+        if keys.count == 1, let value = plainInteger(text.utf8, of: keys[0].type) { return [value] }
         let parts = LiteralParser.splitOutsideQuotes(text)
         if keys.count == 1, parts.count == 1, !isNamed(parts[0], keys[0].name) {
             return [try typed(String(parts[0]), keys[0], segment: segment)]
@@ -24,6 +25,20 @@ enum KeyPredicateParser {
             values[index] = try typed(String(part[part.index(after: equals)...].trimmingSpaces), keys[index], segment: segment)
         }
         return values.map { $0! }
+    }
+
+    /// `Set(7)` for an integer key, the most frequent predicate, read straight from its digits:
+    /// through the general path, its split, its copies and `Int64.init` cost about 2,500
+    /// instructions. Nil for anything else (signs, suffixes, names, 19 digits or more), which
+    /// takes the general path and gets the same value or the same error as ever.
+    static func plainInteger(_ text: some Collection<UInt8>, of type: PrimitiveType) -> EDMValue? {
+        guard let range = type.integerRange, !text.isEmpty, text.count < 19 else { return nil }
+        var value: Int64 = 0
+        for byte in text {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return range.contains(value) ? .integer(value) : nil
     }
 
     /// Searched as bytes: a Character search segments graphemes, and this runs for every key

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import EDM
+
+/// A request target with the values of its key predicates left out: `Person(7)?$expand=PersonCar`
+/// and `Person(8)?$expand=PersonCar` have one shape. Two targets of one shape parse to the same
+/// resource and options but for their keys, so `ParseCache` keeps one parse per shape and puts
+/// each request's keys into it; a client reading many keys (every `Person(n)` of a large set)
+/// then costs what one repeating a key does.
+///
+/// A key predicate is the text between the first `(` of a path segment and the `)` that ends
+/// it. Segments whose name holds a `%` are left whole: their name decodes to something that
+/// may hold a `(` of its own.
+@usableFromInline struct TargetShape: Hashable {
+    let target: String
+    /// Where each key predicate's text lies in the target's UTF-8, in path order.
+    let keyRanges: [Range<Int>]
+
+    @usableFromInline init(_ target: String) {
+        self.target = target
+        keyRanges = Self.withBytes(of: target) { bytes in
+            // One pass over the path, byte by byte: this runs for every request.
+            var ranges: [Range<Int>] = []
+            var open: Int?
+            var percentInName = false
+            var index = 0
+            while true {
+                let byte = index < bytes.count ? bytes[index] : UInt8(ascii: "?")
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
+                    if let open, !percentInName, index - 1 > open + 1, bytes[index - 1] == UInt8(ascii: ")") {
+                        ranges.append(open + 1..<index - 1)
+                    }
+                    if byte == UInt8(ascii: "?") { break }
+                    (open, percentInName) = (nil, false)
+                } else if open == nil {
+                    if byte == UInt8(ascii: "(") { open = index } else if byte == UInt8(ascii: "%") { percentInName = true }
+                }
+                index += 1
+            }
+            return ranges
+        }
+    }
+
+    /// `info`, the parse of another target of this shape, with this target's keys; nil when one
+    /// of them is not a valid key, which the caller's full parse then reports.
+    @usableFromInline func rekeying(_ info: UriInfo) -> UriInfo? {
+        var next = 0
+        let rekeyed = info.replacingKeys { type in
+            guard next < keyRanges.count else { return nil }
+            defer { next += 1 }
+            return key(in: keyRanges[next], of: type)
+        }
+        return next == keyRanges.count ? rekeyed : nil
+    }
+
+    /// The key of `type` in the predicate at `range`, or nil when it is not one.
+    private func key(in range: Range<Int>, of type: EntityType) -> [EDMValue]? {
+        Self.withBytes(of: target) { bytes in
+            let keys = type.keyProperties
+            if keys.count == 1, let value = KeyPredicateParser.plainInteger(bytes[range], of: keys[0].type) { return [value] }
+            let raw = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            // The segment an error message names is left out: the full parse reports errors.
+            return try? KeyPredicateParser.parse(Substring(PercentDecoding.decode(raw[...], plusAsSpace: false)), for: type, segment: "")
+        }
+    }
+
+    @usableFromInline static func == (left: TargetShape, right: TargetShape) -> Bool {
+        guard left.keyRanges.count == right.keyRanges.count else { return false }
+        return withBytes(of: left.target) { a in
+            withBytes(of: right.target) { b in
+                (0...left.keyRanges.count).allSatisfy { index in
+                    let (gapA, gapB) = (left.gap(index, count: a.count), right.gap(index, count: b.count))
+                    return gapA.count == gapB.count
+                        && (gapA.isEmpty || memcmp(a.baseAddress! + gapA.lowerBound, b.baseAddress! + gapB.lowerBound, gapA.count) == 0)
+                }
+            }
+        }
+    }
+
+    @usableFromInline func hash(into hasher: inout Hasher) {
+        hasher.combine(keyRanges.count)
+        Self.withBytes(of: target) { bytes in
+            for index in 0...keyRanges.count {
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[gap(index, count: bytes.count)])))
+            }
+        }
+    }
+
+    /// The part of the target before key predicate `index` and after the one before it (the
+    /// last part follows the last predicate), in a target of `count` bytes.
+    private func gap(_ index: Int, count: Int) -> Range<Int> {
+        let start = index == 0 ? 0 : keyRanges[index - 1].upperBound
+        let end = index == keyRanges.count ? count : keyRanges[index].lowerBound
+        return start..<end
+    }
+
+    /// The target's UTF-8 bytes in place (a request target is a native string: contiguous).
+    private static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+}
