@@ -6,8 +6,9 @@ import ODataURI
 /// inline count: 234,000 instructions per request before, 190,000 after). A query's SQL and
 /// parameters are a pure function of the query; the query is one of the target, the model and
 /// the service configuration, except for what the processor chooses per request (joined
-/// expansions), which `QueryShape` checks. Per thread, like the parse cache and the connection
-/// it serves.
+/// expansions), which `QueryShape` checks. Targets that differ only in their keys share one
+/// memo: the parameters that hold a path key are bound from each request's own path
+/// (`BuiltSQL.pathKeys`). Per thread, like the parse cache and the connection it serves.
 public final class QueryMemo {
     var page: PagePlan?
     var count: BuiltSQL?
