@@ -9,7 +9,7 @@ import EDM
 /// and `Person(8)?$expand=PersonCar` have one shape. Two targets of one shape parse to the same
 /// resource and options but for their keys, so `ParseCache` keeps one parse per shape and puts
 /// each request's keys into it; a client reading many keys (every `Person(n)` of a large set)
-/// then costs what one repeating a key does.
+/// then pays for parsing its keys, not the whole target, and no SQL is built again.
 ///
 /// A key predicate is the text between the first `(` of a path segment and the `)` that ends
 /// it. Segments whose name holds a `%` are left whole: their name decodes to something that
