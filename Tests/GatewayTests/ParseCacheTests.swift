@@ -132,6 +132,22 @@ import Testing
         #expect(cache.shapeCount == 1)
     }
 
+    /// A new key parsed into a kept shape skips the parser's own checks of the whole target, so
+    /// the service keeps no target longer than the parser accepts: a longer one, of a kept
+    /// shape, still gets the parser's 400.
+    @Test func aTargetOverTheLengthLimitIsRefusedEvenInAKeptShape() throws {
+        let gateway = try TestGateway { $0.limits.maxURILength = 40 }
+        // Connections are dealt to the two workers in turn: both keep the shape.
+        for key in 1...2 { #expect(try gateway.get("Person(\(key))").status == 200) }
+        let long = "Person(" + String(repeating: "0", count: 42) + "1)"
+        _ = try parse(long)  // the default limit takes it: only its length is wrong
+        for _ in 1...2 {
+            let response = try gateway.get(long)
+            #expect(response.status == 400)
+            #expect(response.text.contains("longer than the maximum URI length of 40"), "\(response.text)")
+        }
+    }
+
     /// A key that is not one gets the error a full parse gives, and nothing of it is kept.
     @Test func aBadKeyInAKeptShapeIsReportedByTheParser() throws {
         let cache = ParseCache<Void>()

@@ -32,7 +32,7 @@ public final class ODataService: @unchecked Sendable {
     let entityLayouts: EntityLayouts
     private let connections: ThreadLocal<Database>
     /// Each thread's parsed targets, with the SQL built for their queries.
-    private let parseCaches = ThreadLocal { ParseCache<QueryMemo>() }
+    private let parseCaches: ThreadLocal<ParseCache<QueryMemo>>
     /// Each thread's last service root, by the Host header it came from.
     private let serviceRoots = ThreadLocal { ServiceRootCache() }
 
@@ -51,6 +51,11 @@ public final class ODataService: @unchecked Sendable {
         self.databasePath = databasePath
         self.logger = logger
         self.uriParser = UriParser(model: model, limits: configuration.limits)
+        // No target the cache keeps is longer than the parser accepts: a new key parsed into a
+        // kept shape (`ParseCache`) skips the parser's length check, so a longer target must
+        // bypass the cache and meet that check.
+        let longestCachedTarget = min(1024, configuration.limits.maxURILength)
+        self.parseCaches = ThreadLocal { ParseCache<QueryMemo>(longestTarget: longestCachedTarget) }
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
         self.entityLayouts = EntityLayouts(model: model)
         self.writeGate = writeGate ?? WriteGate(path: databasePath)
