@@ -127,7 +127,7 @@ public struct EntityReader {
     /// `withSingle`, the entity also expanding `nodes` as it is written (`ExpansionStream`;
     /// check `ExpansionStream.canStream` first).
     /// - Parameter memo: where the expansions' plans are kept for the next request with the
-    ///   same target; nil builds them afresh.
+    ///   same target or one that differs only in its keys; nil builds them afresh.
     @discardableResult
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
                            _ body: (EntityRow) throws -> Void) throws -> Bool {

@@ -13,7 +13,8 @@ import ODataURI
 public final class ExpansionStream {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
-    /// Where each expansion's plan is kept for the next request with the same target.
+    /// Where each expansion's plan is kept for the next request with the same target, or one
+    /// that differs only in its keys (the plan reads the key from the entity's row).
     private let memo: QueryMemo?
     /// The first failure of a lent collection's statement; later collections are then skipped.
     var error: Error?
