@@ -178,12 +178,13 @@ class Server:
                 self.dropped_log_bytes += len(data)
 
     def status(self):
-        """VmHWM and VmRSS in kB, from /proc."""
+        """VmHWM and VmRSS in kB, from /proc, and VmRSS's parts: RssAnon (the process's own
+        memory) and RssFile (mapped files: code, and database pages that reads map)."""
         values = {}
         try:
             with open(f"/proc/{self.pid}/status") as status:
                 for line in status:
-                    if line.startswith(("VmHWM:", "VmRSS:")):
+                    if line.startswith(("VmHWM:", "VmRSS:", "RssAnon:", "RssFile:")):
                         key, value = line.split(":", 1)
                         values[key] = int(value.split()[0])
         except OSError:
@@ -703,11 +704,21 @@ def page_through(gateway, max_seconds):
     finally:
         connection.close()
     seconds = time.monotonic() - started
-    peak = gateway.status().get("VmHWM")
+    status = gateway.status()
+    peak = status.get("VmHWM")
     log(f"  paged {rows} rows in {pages} pages, {seconds:.1f}s, peak RSS "
-        f"{(peak or 0) / 1024:.1f} MB ({outcome})")
+        f"{(peak or 0) / 1024:.1f} MB ({outcome}){rss_parts(status)}")
     return {"pages": pages, "rows": rows, "seconds": round(seconds, 1), "peakRssKb": peak,
+            "rssAnonKb": status.get("RssAnon"), "rssFileKb": status.get("RssFile"),
             "outcome": outcome}
+
+
+def rss_parts(status):
+    """`; at the end: A MB anonymous, F MB file pages`, when /proc gives them."""
+    if status.get("RssAnon") is None or status.get("RssFile") is None:
+        return ""
+    return (f"; at the end: {status['RssAnon'] / 1024:.1f} MB anonymous, "
+            f"{status['RssFile'] / 1024:.1f} MB file pages")
 
 
 def median(values):
@@ -834,9 +845,10 @@ def format_growth(results, args):
     for people in (small, large):
         paging = results["paging"][str(people)]
         peak = paging["peakRssKb"]
+        parts = rss_parts({"RssAnon": paging.get("rssAnonKb"), "RssFile": paging.get("rssFileKb")})
         lines.append(f"Paging through Person at {people} people: {paging['rows']} rows in "
                      f"{paging['pages']} pages, {paging['seconds']}s, gateway peak RSS "
-                     f"{(peak or 0) / 1024:.1f} MB ({paging['outcome']})")
+                     f"{(peak or 0) / 1024:.1f} MB ({paging['outcome']}){parts}")
     target = results["pagingTarget"]
     lines.append(f"Peak RSS while paging {large} people: goal < {target['goalMb']} MB: "
                  f"{target['result']}")

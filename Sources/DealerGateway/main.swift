@@ -78,6 +78,9 @@ struct Serve: ParsableCommand {
     @Option(help: "The largest request body accepted, in bytes.")
     var maxBodySize: Int = 10 * 1024 * 1024
 
+    @Option(name: .customLong("mmap-mb"), help: "MiB of the database file that reads map into memory instead of reading page by page; 0 turns mapping off.")
+    var mmapMegabytes: Int = 1024
+
     @Option(name: .customLong("allow-origin"), help: "An origin whose browser pages may call the service (CORS); repeat it, or give * for any.")
     var allowedOrigins: [String] = []
 
@@ -88,6 +91,7 @@ struct Serve: ParsableCommand {
         guard root.hasPrefix("/"), !root.hasSuffix("/") || root == "/" else { throw ValidationError("--root must start with / and not end with /") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard pageSize >= 1 else { throw ValidationError("--page-size must be at least 1") }
+        guard (0...(1 << 20)).contains(mmapMegabytes) else { throw ValidationError("--mmap-mb must be from 0 to 1048576") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
     }
 
@@ -108,6 +112,7 @@ struct Serve: ParsableCommand {
         configuration.rootPath = root == "/" ? "" : root
         configuration.defaultPageSize = pageSize
         configuration.allowedOrigins = allowedOrigins
+        configuration.memoryMapSize = mmapMegabytes << 20
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.host = host
         serverConfiguration.port = port

@@ -60,6 +60,16 @@ public final class Database {
         try execute("PRAGMA cache_size=-16384")
     }
 
+    /// Lets SQLite read the first `bytes` of the file through a memory map (`PRAGMA mmap_size`;
+    /// 0 turns it off) rather than with a `pread` into its page cache for each page it lacks.
+    /// The map reads the kernel's cached pages in place: a random `$expand` over a million people
+    /// (a working set ten times the page cache) made four such calls per request. Mapped pages
+    /// count in the process's RSS as file pages, which the kernel holds for a `pread` all the
+    /// same and may drop at any time. SQLite caps `bytes` at its build's limit.
+    public func mapFile(upTo bytes: Int) throws(SQLiteError) {
+        try execute("PRAGMA mmap_size=\(max(0, bytes))")
+    }
+
     func error(code: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
