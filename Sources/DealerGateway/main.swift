@@ -78,7 +78,7 @@ struct Serve: ParsableCommand {
     @Option(help: "The largest request body accepted, in bytes.")
     var maxBodySize: Int = 10 * 1024 * 1024
 
-    @Option(name: .customLong("mmap-mb"), help: "MiB of the database file that reads map into memory instead of reading page by page; 0 turns mapping off.")
+    @Option(name: .customLong("mmap-mb"), help: "MiB of the database file that reads map into memory instead of reading page by page, once the file outgrows their page cache (16 MiB); 0 turns mapping off.")
     var mmapMegabytes: Int = 1024
 
     @Option(name: .customLong("allow-origin"), help: "An origin whose browser pages may call the service (CORS); repeat it, or give * for any.")

@@ -19,8 +19,9 @@ public final class ODataService: @unchecked Sendable {
         public var fallbackHost = "127.0.0.1:8080"
         /// Origins whose browser pages may call the service (CORS), or `["*"]`; empty: none.
         public var allowedOrigins: [String] = []
-        /// How much of the database file reads map into memory (`Database.mapFile`); 0: none.
-        /// The write connection keeps its pages in its own cache: it changes them.
+        /// How much of the database file reads map into memory once the file is larger than
+        /// their page cache (`Database.mapFileIfLargerThanCache`); 0: none. The write
+        /// connection keeps its pages in its own cache: it changes them.
         public var memoryMapSize = 1 << 30
 
         public init() {}
@@ -66,7 +67,7 @@ public final class ODataService: @unchecked Sendable {
         self.connections = ThreadLocal {
             let database = try Database(path: databasePath)
             try database.configureForService()
-            try database.mapFile(upTo: configuration.memoryMapSize)
+            try database.mapFileIfLargerThanCache(upTo: configuration.memoryMapSize)
             return database
         }
     }
