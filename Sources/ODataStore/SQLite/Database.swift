@@ -61,28 +61,33 @@ public final class Database {
     }
 
     /// The page cache of every gateway connection, in KiB.
-    static let pageCacheKiB = 16384
+    public static let pageCacheKiB = 16384
+
+    /// The database's size in bytes as this connection's next read sees it: its pages, those
+    /// still in the WAL included.
+    public func databaseSize() throws(SQLiteError) -> Int64 {
+        let size = try rows("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")
+        guard case .integer(let bytes)? = size.first?.first else { return 0 }
+        return bytes
+    }
 
     /// Lets SQLite read the first `bytes` of the file through a memory map (`PRAGMA mmap_size`;
     /// 0 turns it off) rather than with a `pread` into its page cache for each page it lacks.
     /// The map reads the kernel's cached pages in place: a random `$expand` over a million people
-    /// (a working set ten times the page cache) made four such calls per request. Mapped pages
-    /// count in the process's RSS as file pages, which the kernel holds for a `pread` all the
-    /// same and may drop at any time. SQLite caps `bytes` at its build's limit.
+    /// (a working set ten times the page cache) made 4.45 such calls per request (perf, eighth
+    /// session). Mapped pages count in the process's RSS as file pages, which the kernel caches
+    /// for a `pread` all the same. SQLite caps `bytes` at its build's limit.
     public func mapFile(upTo bytes: Int) throws(SQLiteError) {
         try execute("PRAGMA mmap_size=\(max(0, bytes))")
     }
 
     /// `mapFile(upTo: bytes)` if the file is larger than the page cache, which otherwise holds
-    /// all of it after the first reads. There a mapped page costs more than a cached one: SQLite
-    /// looks for it in the WAL and sets its b-tree page up again at every fetch (about 2,100
-    /// more instructions for the blog's `$expand` at 1,000 people, callgrind). Decided now: a
-    /// file that outgrows the cache later is mapped by connections opened after that.
+    /// all of it after the first reads. There a mapped page costs more than a cached one: the
+    /// blog's `$expand` at 1,000 people took about 2,100 more instructions mapped (callgrind;
+    /// SQLite's WAL lookup for each mapped page, `sqlite3WalFindFrame`, was 600 of them).
+    /// Decided now: a file that outgrows the cache later is mapped by connections opened after that.
     public func mapFileIfLargerThanCache(upTo bytes: Int) throws(SQLiteError) {
-        let pages = try rows("PRAGMA page_count").first?.first
-        let pageSize = try rows("PRAGMA page_size").first?.first
-        guard case .integer(let count)? = pages, case .integer(let size)? = pageSize,
-              count * size > Int64(Self.pageCacheKiB) * 1024 else { return }
+        guard try databaseSize() > Int64(Self.pageCacheKiB) * 1024 else { return }
         try mapFile(upTo: bytes)
     }
 
