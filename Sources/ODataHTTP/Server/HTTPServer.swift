@@ -248,11 +248,13 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, 
     context.pointee = nil
 }
 
-private let headerCollector: MHD_KeyValueIterator = { context, _, key, value in
+private let headerCollector: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
     guard let context, let key else { return MHD_Result.YES }
     let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
-    let name = ASCIICase.lowercased(UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: strlen(key)))
-    state.headerFields.append((name, value.map { String(cString: $0) } ?? ""))
+    // With the lengths libmicrohttpd already knows: String(cString:) measured each string first.
+    let name = ASCIICase.lowercased(UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize))
+    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+    state.headerFields.append((name, text))
     return MHD_Result.YES
 }
 
@@ -276,7 +278,7 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
     }
     if !state.started {
         state.started = true
-        MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
+        MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
         // Names are stored lower-cased.
         if let length = state.headerFields.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }),
            length > server.configuration.maxBodySize {

@@ -16,7 +16,7 @@ extension ODataService {
         if let type = RequestBodyType.essence(outer), type != "multipart/mixed" {
             throw ServiceError.unsupportedMediaType("A $batch request must be multipart/mixed, not \(type).")
         }
-        let batch = try BatchRequestParser().parse(outer.body, contentType: outer.header("Content-Type"))
+        let batch = try BatchRequestParser().parse(outer.body, contentType: outer.header(.contentType))
         var parts: [BatchResponsePart] = []
         for part in batch.parts {
             switch part {
@@ -84,7 +84,7 @@ extension ODataService {
     /// request stands in when the operation names none, so that URIs in responses agree.
     private func httpRequest(for operation: BatchOperation, uri: String, outer: HTTPRequest) -> HTTPRequest {
         var fields = operation.headers.map { (name: ASCIICase.lowercased($0.name), value: $0.value) }
-        if !fields.contains(where: { $0.name == "host" }), let host = outer.header("Host") { fields.append(("host", host)) }
+        if !fields.contains(where: { $0.name == "host" }), let host = outer.header(.host) { fields.append(("host", host)) }
         let target: String
         if let schemeEnd = uri.range(of: "://") {
             let afterAuthority = uri[schemeEnd.upperBound...]

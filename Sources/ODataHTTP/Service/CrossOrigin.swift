@@ -6,7 +6,7 @@ enum CrossOrigin {
 
     /// The origin to echo, when the request's Origin is allowed.
     static func allowedOrigin(for request: HTTPRequest, allowedOrigins: [String]) -> String? {
-        guard let origin = request.header("Origin") else { return nil }
+        guard let origin = request.header(.origin) else { return nil }
         if allowedOrigins.contains("*") { return "*" }
         return allowedOrigins.contains(origin) ? origin : nil
     }
@@ -24,7 +24,7 @@ enum CrossOrigin {
         var response = HTTPResponse(status: 204, headers: [("Allow", methods)])
         if allowedOrigin(for: request, allowedOrigins: allowedOrigins) != nil {
             response.headers.append(("Access-Control-Allow-Methods", methods))
-            if let requested = request.header("Access-Control-Request-Headers") {
+            if let requested = request.header(.accessControlRequestHeaders) {
                 response.headers.append(("Access-Control-Allow-Headers", requested))
             }
             response.headers.append(("Access-Control-Max-Age", "600"))

@@ -147,10 +147,10 @@ public final class ODataService: @unchecked Sendable {
             try uriParser.parse(path: relative, query: request.query)
         }, derive: { _ in QueryMemo() })
         let info = parsed.info
-        let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header("DataServiceVersion"),
-                                                             maxDataServiceVersion: request.header("MaxDataServiceVersion"))
+        let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
+                                                             maxDataServiceVersion: request.header(.maxDataServiceVersion))
         var method = request.method
-        if method == "POST", let tunnelled = request.header("X-HTTP-Method")?.uppercased() {
+        if method == "POST", let tunnelled = request.header(.xHTTPMethod)?.uppercased() {
             guard ["MERGE", "PATCH", "PUT", "DELETE"].contains(tunnelled) else {
                 throw ServiceError.badRequest("X-HTTP-Method '\(tunnelled)' cannot be tunnelled through POST")
             }
@@ -163,7 +163,7 @@ public final class ODataService: @unchecked Sendable {
 
     /// `http://host/CarDealer.svc/`, from the Host header the client used.
     func serviceRoot(for request: HTTPRequest) -> String {
-        let host = request.header("Host").flatMap { $0.isEmpty ? nil : $0 } ?? configuration.fallbackHost
+        let host = request.header(.host).flatMap { $0.isEmpty ? nil : $0 } ?? configuration.fallbackHost
         return "http://" + host + configuration.rootPath + "/"
     }
 
@@ -171,7 +171,7 @@ public final class ODataService: @unchecked Sendable {
     /// same host, so its last root is kept, escaped for JSON, rather than built per request.
     private func entityURIs(for request: HTTPRequest) throws -> EntityURIs {
         let cache = try serviceRoots.get()
-        let host = request.header("Host")
+        let host = request.header(.host)
         if let uris = cache.uris, cache.host == host { return uris }
         let uris = EntityURIs(serviceRoot: serviceRoot(for: request))
         (cache.host, cache.uris) = (host, uris)
@@ -184,7 +184,7 @@ public final class ODataService: @unchecked Sendable {
         } else {
             logger.debug("\(request.method) \(request.target) -> \(error.status): \(error.message)")
         }
-        let ranges = ContentNegotiation.acceptedRanges(request.header("Accept"))
+        let ranges = ContentNegotiation.acceptedRanges(request.header(.accept))
         let wantsXML = !ContentNegotiation.accepts(ranges, "application/json")
             && (ContentNegotiation.accepts(ranges, "application/xml") || ranges.contains("application/atom+xml"))
         var headers = error.headers + [("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache")]

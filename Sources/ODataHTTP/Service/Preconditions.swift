@@ -10,10 +10,10 @@ import ODataURI
 extension ODataService {
     /// Refuses a write to `record` with 412 when If-Match names another version of it.
     func checkPreconditions(of record: EntityRecord, _ request: HTTPRequest) throws {
-        if request.header("If-None-Match") != nil {
+        if request.header(.ifNoneMatch) != nil {
             throw ServiceError.badRequest("If-None-Match applies to GET only; use If-Match to make an update or a delete conditional.")
         }
-        guard let ifMatch = request.header("If-Match") else { return }
+        guard let ifMatch = request.header(.ifMatch) else { return }
         let current = EntityTag.of(record)
         guard EntityTag.header(ifMatch, matches: current) else {
             throw WriteError(.preconditionFailed, "\(EntityWriter.describe(record)) has changed since it was read: If-Match asks for \(ifMatch), but its ETag is now \(current).")
@@ -29,7 +29,7 @@ extension ODataService {
         // The request's preconditions first: most reads have none, and then the response's
         // headers need not be searched for its ETag.
         let request = context.request
-        let ifMatch = request.header("If-Match"), ifNoneMatch = request.header("If-None-Match")
+        let ifMatch = request.header(.ifMatch), ifNoneMatch = request.header(.ifNoneMatch)
         guard ifMatch != nil || ifNoneMatch != nil, response.status == 200, let tag = response.header("ETag") else {
             return response
         }

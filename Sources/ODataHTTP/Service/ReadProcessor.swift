@@ -11,7 +11,7 @@ extension ODataService {
         let options = info.options
         switch info.resource {
         case .serviceDocument:
-            switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header("Accept")) {
+            switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header(.accept)) {
             case .json: return ok(ServiceDocumentSerializer.json(for: model), type: "application/json;charset=utf-8", version: .v1)
             default:
                 let xml = ServiceDocumentSerializer.atom(for: model, serviceRoot: context.serviceRoot)
@@ -25,11 +25,11 @@ extension ODataService {
             throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST")
 
         case .entityCollection(let path):
-            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
             return try readCollection(path, context: context, representation: representation)
 
         case .entity(let path):
-            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
             let reader = EntityReader(database: try database())
             if representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) {
                 // Written from the row in place: nothing outlives it. Expanded collections are
@@ -76,7 +76,7 @@ extension ODataService {
                 }
                 return ok(Array(RawValueFormatter.text(value, type: property.type).utf8), type: "text/plain;charset=utf-8", version: .v1)
             }
-            if try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept")) == .atom {
+            if try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom {
                 return ok(atomSerializer(context).propertyDocument(property, value: value), type: "application/xml;charset=utf-8",
                           version: .v1, extra: etagHeader(record))
             }
@@ -92,7 +92,7 @@ extension ODataService {
             return ok(Array(String(count).utf8), type: "text/plain;charset=utf-8", version: .v2)
 
         case .links(let source, let navigation, let targetKey):
-            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header("Accept"))
+            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
             return try readLinks(source: source, navigation: navigation, targetKey: targetKey, context: context, representation: representation)
         }
     }

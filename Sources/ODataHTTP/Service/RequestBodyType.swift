@@ -6,7 +6,7 @@ enum RequestBodyType {
     static func checkJSON(_ request: HTTPRequest) throws(ServiceError) {
         guard let type = essence(request) else { return }
         guard type == "application/json" else {
-            throw .unsupportedMediaType("The Content-Type '\(request.header("Content-Type") ?? "")' is not supported for this request; send the body as application/json (OData verbose JSON).")
+            throw .unsupportedMediaType("The Content-Type '\(request.header(.contentType) ?? "")' is not supported for this request; send the body as application/json (OData verbose JSON).")
         }
     }
 
@@ -15,7 +15,7 @@ enum RequestBodyType {
     static func checkRaw(_ request: HTTPRequest) throws(ServiceError) {
         guard let type = essence(request) else { return }
         guard type.hasPrefix("text/") || type == "application/octet-stream" else {
-            throw .unsupportedMediaType("The Content-Type '\(request.header("Content-Type") ?? "")' is not supported for a $value body; send text/plain, or application/octet-stream for binary data.")
+            throw .unsupportedMediaType("The Content-Type '\(request.header(.contentType) ?? "")' is not supported for a $value body; send text/plain, or application/octet-stream for binary data.")
         }
     }
 
@@ -23,7 +23,7 @@ enum RequestBodyType {
     /// Read as bytes: media types are ASCII, and Foundation's trimming cost 23,000 instructions
     /// on every write, inside its transaction.
     static func essence(_ request: HTTPRequest) -> String? {
-        guard var header = request.header("Content-Type") else { return nil }
+        guard var header = request.header(.contentType) else { return nil }
         return header.withUTF8 { bytes -> String? in
             var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
             var start = 0

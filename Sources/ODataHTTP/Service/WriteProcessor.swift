@@ -134,7 +134,7 @@ extension ODataService {
     private func createPayload(for path: ResourcePath, _ context: RequestContext) throws -> EntityPayload {
         let request = context.request
         // Refuse before writing anything when the answer could not be delivered.
-        guard try ContentNegotiation.forData(format: context.info.options.format, accept: request.header("Accept")) == .json else {
+        guard try ContentNegotiation.forData(format: context.info.options.format, accept: request.header(.accept)) == .json else {
             throw ServiceError.notAcceptable("writes answer in JSON only; Accept must admit application/json")
         }
         try RequestBodyType.checkJSON(request)

@@ -1,0 +1,45 @@
+import ODataHTTP
+import Testing
+
+/// The header fields the service reads are found once, when a request is made; a lookup by
+/// `KnownHeader` must answer exactly what the search by name answers.
+@Suite struct HTTPRequestTests {
+    /// The header names as clients spell them, for every known header.
+    private static let spellings: [KnownHeader: String] = [
+        .accept: "Accept", .host: "Host", .dataServiceVersion: "DataServiceVersion",
+        .maxDataServiceVersion: "MaxDataServiceVersion", .ifMatch: "If-Match", .ifNoneMatch: "If-None-Match",
+        .origin: "Origin", .contentType: "Content-Type", .xHTTPMethod: "X-HTTP-Method",
+        .accessControlRequestHeaders: "Access-Control-Request-Headers",
+    ]
+
+    @Test func everyKnownHeaderIsFoundAsTheNameSearchFindsIt() throws {
+        #expect(Self.spellings.count == KnownHeader.allCases.count)
+        for known in KnownHeader.allCases {
+            let name = try #require(Self.spellings[known])
+            // Among look-alikes: same length, or a prefix of the name.
+            let request = HTTPRequest(method: "GET", target: "/", headers: [
+                name.dropLast() + "_": "same length", String(name.dropLast()): "prefix", name.uppercased(): "value of \(name)",
+            ])
+            #expect(request.header(known) == "value of \(name)")
+            #expect(request.header(known) == request.header(name))
+            #expect(HTTPRequest(method: "GET", target: "/", headers: ["Other": "x"]).header(known) == nil)
+        }
+    }
+
+    @Test func theFirstOfRepeatedFieldsCounts() {
+        let request = HTTPRequest(method: "GET", target: "/", headerFields: [
+            ("user-agent", "test"), ("accept", "application/json"), ("accept", "application/xml"),
+        ])
+        #expect(request.header(.accept) == "application/json")
+        #expect(request.header("Accept") == "application/json")
+        #expect(request.header(.host) == nil)
+    }
+
+    /// Positions are kept in a byte each: a field past the 255th is found all the same.
+    @Test func aFieldPastTheTwoHundredFiftyFifthIsFound() {
+        let fields = (0..<300).map { (name: "x-filler-\($0)", value: "\($0)") } + [(name: "accept", value: "text/plain")]
+        let request = HTTPRequest(method: "GET", target: "/", headerFields: fields)
+        #expect(request.header(.accept) == "text/plain")
+        #expect(request.header(.host) == nil)
+    }
+}
