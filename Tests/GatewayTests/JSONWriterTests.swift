@@ -2,7 +2,7 @@ import ODataSerialization
 import Testing
 
 /// The number writers emit digits straight into the buffer (two at a time for decimals, one
-/// table load per hexadecimal digit): each must agree with the standard library's formatting.
+/// word of eight hexadecimal digits at a time): each must agree with the standard library's formatting.
 @Suite struct JSONWriterTests {
     @Test(arguments: [0, 7, 9, 10, 99, 100, 101, 999, 1_000, 65_535, 1_257_008_908_440, 999_999_999_999_999_999,
                       1_000_000_000_000_000_000, Int64.max, -1, -10, -100, -1_257_008_908_440, Int64.min] as [Int64])
@@ -23,12 +23,68 @@ import Testing
         #expect(String(decoding: json.bytes, as: UTF8.self) == String(value))
     }
 
-    @Test(arguments: [0, 1, 0xF, 0x10, 0xDEAD_BEEF, 0x0123_4567_89AB_CDEF, UInt64.max] as [UInt64])
+    @Test(arguments: [0, 1, 0x9, 0xA, 0xF, 0x10, 0x9A, 0xDEAD_BEEF, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210,
+                      0x9999_9999_AAAA_AAAA, 0x1_0000_0000, UInt64.max] as [UInt64])
     func sixteenHexadecimalDigits(value: UInt64) {
         var json = JSONWriter(capacity: 1)
         json.raw("x")
         json.hexadecimal(value)
         let hex = String(value, radix: 16)
         #expect(String(decoding: json.bytes, as: UTF8.self) == "x" + String(repeating: "0", count: 16 - hex.count) + hex)
+    }
+}
+
+/// Escaping looks at eight bytes at a time and byte by byte only in a word that holds a byte to
+/// escape: every byte value, at every place in and around a word, must come out as the
+/// byte-by-byte rules of RFC 8259 say.
+@Suite struct JSONEscapingTests {
+    /// What the escaper must write for `byte`, the rules spelled out one byte at a time.
+    private static func expected(_ byte: UInt8) -> [UInt8] {
+        switch byte {
+        case UInt8(ascii: "\""): Array("\\\"".utf8)
+        case UInt8(ascii: "\\"): Array("\\\\".utf8)
+        case 0x0A: Array("\\n".utf8)
+        case 0x0D: Array("\\r".utf8)
+        case 0x09: Array("\\t".utf8)
+        case 0x08: Array("\\b".utf8)
+        case 0x0C: Array("\\f".utf8)
+        case ..<0x20: Array(("\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)).utf8)
+        default: [byte]
+        }
+    }
+
+    private static func escaped(_ bytes: [UInt8]) -> [UInt8] {
+        var json = JSONWriter(capacity: 1)
+        bytes.withUnsafeBufferPointer { json.appendEscaped($0) }
+        return json.bytes
+    }
+
+    @Test func everyByteAtEveryPlaceOfTwoWords() {
+        // 17 bytes: two whole words and a tail, with the byte under test at each place.
+        for byte in UInt8.min...UInt8.max {
+            for place in 0..<17 {
+                var text = Array("abcdefghijklmnopq".utf8)
+                text[place] = byte
+                let want = text.flatMap(Self.expected)
+                #expect(Self.escaped(text) == want, "byte \(byte) at \(place)")
+            }
+        }
+    }
+
+    /// Bytes that sit next to the ones to escape in value (0x1F and 0x20, 0x21 and 0x23, 0x5B
+    /// and 0x5D) and UTF-8 continuation bytes, which the word test must not mistake for them.
+    @Test func neighboursAndMultibyteTextPassThrough() {
+        let text = Array("\u{1F}\u{20}!#[]€ü日本語テキスト😀".utf8)
+        #expect(Self.escaped(text) == text.flatMap(Self.expected))
+        let plain = Array(" !#[]€ü日本語テキスト😀~\u{7F}".utf8)
+        #expect(Self.escaped(plain) == plain)
+    }
+
+    @Test func runsOfEscapesAndEmptyText() {
+        #expect(Self.escaped([]) == [])
+        let quotes = [UInt8](repeating: UInt8(ascii: "\""), count: 20)
+        #expect(Self.escaped(quotes) == quotes.flatMap(Self.expected))
+        let controls = Array(UInt8(0)...UInt8(0x1F)) + Array(UInt8(0)...UInt8(0x1F))
+        #expect(Self.escaped(controls) == controls.flatMap(Self.expected))
     }
 }
