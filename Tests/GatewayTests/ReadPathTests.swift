@@ -138,9 +138,29 @@ import Testing
     /// repaired (U+FFFD), in valid JSON, with the same ETag.
     @Test func textThatIsNotUTF8IsRepairedAlikeOnBothPaths() throws {
         let database = try gateway.openDatabase()
-        try database.execute("UPDATE Person SET lastName = CAST(X'536DFF6974' AS TEXT), firstName = 'Zoë 日本' WHERE personID = 1")
+        // Bad bytes in short text (read byte by byte) and in the first eight bytes of longer text
+        // (read a word at a time).
+        try database.execute("""
+            UPDATE Person SET lastName = CAST(X'536DFF6974' AS TEXT), firstName = 'Zoë 日本',
+                ssn = CAST(X'414243FF454647484950' AS TEXT) WHERE personID = 1
+            """)
         let fromRow = try entities("Person(1)", without: "PersonCar")
         #expect(fromRow.entities.first?["lastName"] as? String == "Sm\u{FFFD}it")
+        #expect(fromRow.entities.first?["ssn"] as? String == "ABC\u{FFFD}EFGHIP")
+        // Each bad byte where only one of the loads that check a short text sees it: 3 bytes (read
+        // byte by byte), in the second of two 4-byte loads, in the last word's overlapping load.
+        try database.execute("""
+            UPDATE Person SET lastName = CAST(X'41FF42' AS TEXT), firstName = CAST(X'41424344FF4647' AS TEXT),
+                ssn = CAST(X'4142434445464748FF' AS TEXT) WHERE personID = 2
+            """)
+        let second = try #require(try entities("Person(2)", without: "PersonCar").entities.first)
+        #expect(second["lastName"] as? String == "A\u{FFFD}B")
+        #expect(second["firstName"] as? String == "ABCD\u{FFFD}FG")
+        #expect(second["ssn"] as? String == "ABCDEFGH\u{FFFD}")
+        // Every path that reads these rows, expanded or not, must send UTF-8.
+        for target in ["Person(1)", "Person?$top=2", "Person(1)?$expand=PersonCar", "Person?$top=2&$expand=PersonCar"] {
+            #expect(String(validating: try gateway.get(target).body, as: UTF8.self) != nil, "\(target)")
+        }
         #expect(fromRow.entities.first?["firstName"] as? String == "Zoë 日本")
         try expectSameEntities("Person(1)", expanding: "PersonCar")
         try expectSameEntities("Person?$filter=personID le 2", expanding: "PersonCar")
