@@ -5,11 +5,29 @@
 // machine in the same run.
 //
 // Build: cc -O2 -o ceiling ceiling.c $(pkg-config --cflags --libs libmicrohttpd)
-// Run:   ceiling [--body FILE] [--port N] [--threads N] [--host 127.0.0.1]
+// Run:   ceiling [--body FILE] [--work-ns N] [--port N] [--threads N] [--host 127.0.0.1]
 // --body answers with FILE's bytes instead (Benchmarks/profile/cpu_per_request.sh gives it a
 // gateway response, to see what libmicrohttpd itself does with a body of that size).
+// --work-ns spins for N nanoseconds before each answer: a server that costs that much more per
+// request than libmicrohttpd alone (Benchmarks/profile/cost_curve.sh).
 // Prints "Serving http://127.0.0.1:<port>/" once listening; SIGINT/SIGTERM stop it.
 #include "../common/yardstick.h"
+#include <time.h>
+
+// Nanoseconds each answer spins first (--work-ns); 0 answers at once.
+static long work_ns;
+
+// Busy for `work_ns` of wall time, read from the vDSO clock (no system call): user CPU, like a
+// server's own work, rather than a sleep, which would leave the core to others.
+static void work(void)
+{
+    if (work_ns <= 0) return;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < work_ns);
+}
 
 // A single Person entry in verbose JSON, about the size of the gateway's Person(n) answer.
 static const char BODY[] =
@@ -37,8 +55,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (strcmp(method, MHD_HTTP_METHOD_GET) == 0)
+    if (strcmp(method, MHD_HTTP_METHOD_GET) == 0) {
+        work();
         return MHD_queue_response(connection, MHD_HTTP_OK, ok_response);
+    }
     return MHD_queue_response(connection, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed_response);
 }
 
@@ -62,9 +82,21 @@ int main(int argc, char **argv)
 {
     const char *body = BODY;
     size_t body_length = sizeof BODY - 1;
-    // `--body FILE` is the ceiling's own option: taken out before the shared command line is read.
-    if (argc >= 3 && strcmp(argv[1], "--body") == 0) {
-        body = read_body(argv[0], argv[2], &body_length);
+    // `--body FILE` and `--work-ns N` are the ceiling's own options: taken out, in front, before
+    // the shared command line is read.
+    for (;;) {
+        if (argc >= 3 && strcmp(argv[1], "--body") == 0) {
+            body = read_body(argv[0], argv[2], &body_length);
+        } else if (argc >= 3 && strcmp(argv[1], "--work-ns") == 0) {
+            char *end;
+            work_ns = strtol(argv[2], &end, 10);
+            if (*argv[2] == '\0' || *end != '\0' || work_ns < 0 || work_ns > 1000000000L) {
+                fprintf(stderr, "%s: --work-ns takes 0 to 1000000000 nanoseconds\n", argv[0]);
+                return 2;
+            }
+        } else {
+            break;
+        }
         argv[2] = argv[0];
         argc -= 2;
         argv += 2;

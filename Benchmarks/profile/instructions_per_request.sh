@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Instructions the gateway executes per request, counted by valgrind's callgrind: repeatable
 # whatever else the machine is doing, unlike requests per second on a shared machine.
-#   Benchmarks/profile/instructions_per_request.sh GATEWAY_BINARY DB 'Person(7)' ['Person?$top=20' ...]
+#   Benchmarks/profile/instructions_per_request.sh [--warm] GATEWAY_BINARY DB 'Person(7)' ['Person?$top=20' ...]
 # Prints one line per target: instructions per request over 300 keep-alive requests.
 # "{n}" in a target is a Person key, a different one for each request (320 keys from 1 upward),
-# as in the benchmark, where few requests repeat a target; without it the target is repeated.
+# so that each counted request is a target the gateway has not seen, as nearly all are at a
+# million people; without it the target is repeated. With --warm, every counted target is
+# requested once before counting, as in a 1,000-person benchmark run, where each worker sees each
+# key many times and the parse cache (1,024 targets per worker) can keep them all.
 # A binary named `ceiling` or `floor` (Benchmarks/ceiling, Benchmarks/floor) is run as that
 # yardstick instead, so that all three are counted the same way.
 set -euo pipefail
+warm=0
+if [ "${1:-}" = "--warm" ]; then warm=1; shift; fi
 binary=${1:?gateway binary}; db=${2:?database}; shift 2
 port=18199
 schema=$(cd "$(dirname "$0")/../.." && pwd)/Schema/CarDealer.edmx
@@ -23,7 +28,8 @@ for target in "$@"; do
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/cg.out" "${command[@]}" >"$work/out" 2>"$work/err" &
   echo $! >"$work/pid"
   for _ in $(seq 1 120); do grep -q Serving "$work/out" 2>/dev/null && break; sleep 0.5; done
-  python3 - "$port" "$target" 20 <<'PY'
+  # Before counting: 20 other keys, or with --warm also the 300 to be counted.
+  python3 - "$port" "$target" $((warm ? 320 : 20)) <<'PY'
 import http.client, sys
 c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
 for n in range(1, int(sys.argv[3]) + 1):
