@@ -40,9 +40,9 @@ public struct HTTPRequest: Sendable {
         return nil
     }
 
-    /// The first value of a field the service reads on every request, found when the request
+    /// The first value of a field the service reads for most requests, found when the request
     /// was made: the service asks for several of them per request, and comparing names case-
-    /// insensitively for each was about 1,800 instructions of a `Person(7)` (callgrind).
+    /// insensitively for each was about 1,800 instructions of a `Person(n)` (callgrind).
     public func header(_ known: KnownHeader) -> String? {
         let position = knownFields[known.rawValue]
         guard position != KnownHeader.absent else {
