@@ -86,15 +86,14 @@ def main():
         gateway = {path: [] for path, _ in TARGETS}
         for round_number in range(1, args.rounds + 1):
             bench.log(f"round {round_number} of {args.rounds}")
+            # Each level, then each gateway target, as (where its results go, how to measure it).
+            runs = [(curve[work], lambda work=work: ceiling_rps(ceiling, work, args, log_path)) for work in WORK_US[1:]]
+            runs += [(gateway[path], lambda path=path: gateway_rps(path, args, work_dir, log_path)) for path, _ in TARGETS]
             before = ceiling_rps(ceiling, 0, args, log_path)
-            for work in WORK_US[1:] + [path for path, _ in TARGETS]:
-                if isinstance(work, str):
-                    rps = gateway_rps(work, args, work_dir, log_path)
-                else:
-                    rps = ceiling_rps(ceiling, work, args, log_path)
+            for results, measure in runs:
+                rps = measure()
                 after = ceiling_rps(ceiling, 0, args, log_path)
-                reference = (before + after) / 2
-                (gateway[work] if isinstance(work, str) else curve[work]).append((rps, rps / reference))
+                results.append((rps, rps / ((before + after) / 2)))
                 curve[0].append((after, 1.0))
                 before = after
 

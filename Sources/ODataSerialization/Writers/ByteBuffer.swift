@@ -1,3 +1,5 @@
+import ODataStore
+
 /// The growable byte storage behind `JSONWriter`: an append is a capacity check and a memcpy.
 /// Array's append, with its uniqueness check and generic path on every small fragment, was a
 /// tenth of the instructions of large responses.
@@ -56,30 +58,12 @@ final class ByteBuffer {
         count += range.count
     }
 
-    /// The 16 lower-case hexadecimal digits of `value`, written in place after one capacity check.
-    func appendHexadecimal(_ value: UInt64) {
+    /// The 16 lower-case hexadecimal digits of an ETag's digest (`EntityTag.writeDigits`),
+    /// written in place after one capacity check.
+    func appendTagDigits(_ digest: UInt64) {
         reserve(16)
-        let out = UnsafeMutableRawPointer(pointer + count)
-        out.storeBytes(of: Self.hexadecimalDigits(UInt32(truncatingIfNeeded: value >> 32)), as: UInt64.self)
-        out.storeBytes(of: Self.hexadecimalDigits(UInt32(truncatingIfNeeded: value)), toByteOffset: 8, as: UInt64.self)
+        EntityTag.writeDigits(of: digest, to: UnsafeMutableRawPointer(pointer + count))
         count += 16
-    }
-
-    /// The eight hexadecimal digits of `value` as the bytes of a word, in the order they are
-    /// stored: each nibble spread into a byte of its own, then all made digits at once, with
-    /// no table load and no branch per digit (an entity's ETag is written for every entity).
-    @inline(__always)
-    private static func hexadecimalDigits(_ value: UInt32) -> UInt64 {
-        var nibbles = UInt64(value)
-        nibbles = (nibbles | nibbles << 16) & 0x0000_FFFF_0000_FFFF
-        nibbles = (nibbles | nibbles << 8) & 0x00FF_00FF_00FF_00FF
-        nibbles = (nibbles | nibbles << 4) & 0x0F0F_0F0F_0F0F_0F0F
-        // Byte k holds nibble k, the least significant first. A nibble of 10 or more carries
-        // into bit 4 when 6 is added; those take the step from "9" + 1 to "a" (0x27).
-        let letters = ((nibbles &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
-        let digits = nibbles &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
-        // The most significant digit must come first in memory.
-        return digits.bigEndian
     }
 
     /// The decimal digits of `value`, two at a time from a table of the hundred pairs.

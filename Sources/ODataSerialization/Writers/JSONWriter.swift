@@ -109,8 +109,9 @@ public struct JSONWriter {
         buffer.appendDecimal(value.magnitude)
     }
 
-    /// The 16 lower-case hexadecimal digits of `value`, leading zeros included.
-    public mutating func hexadecimal(_ value: UInt64) { buffer.appendHexadecimal(value) }
+    /// The 16 lower-case hexadecimal digits of `value`, leading zeros included, as an ETag
+    /// spells its digest (`EntityTag.writeDigits`).
+    public mutating func hexadecimal(_ value: UInt64) { buffer.appendTagDigits(value) }
 
     public mutating func text(_ value: String) {
         var value = value
