@@ -131,9 +131,9 @@ public struct EntityReader {
     @discardableResult
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
                            _ body: (EntityRow) throws -> Void) throws -> Bool {
-        guard !nodes.isEmpty else { return try withSingle(path, body) }
+        guard !nodes.isEmpty else { return try withSingle(path, memo: memo, body) }
         let stream = ExpansionStream(reader: self, nodes: nodes, memo: memo)
-        let found = try withSingle(path) { row in
+        let found = try withSingle(path, memo: memo) { row in
             try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
         }
         if let error = stream.error { throw error }
@@ -144,9 +144,9 @@ public struct EntityReader {
     /// Not generic over a result: other modules would call a generic unspecialized, looking up
     /// type metadata at run time on every request.
     @discardableResult
-    public func withSingle(_ path: ResourcePath, _ body: (EntityRow) throws -> Void) throws -> Bool {
+    public func withSingle(_ path: ResourcePath, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> Bool {
         if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
-            let statement = try keyStatement(set.entityType, key)
+            let statement = try keyStatement(set.entityType, key, memo: memo)
             defer { statement.reset() }
             guard try statement.step() else { return false }
             let type = set.entityType
@@ -165,13 +165,20 @@ public struct EntityReader {
     }
 
     /// `Set(key)`, the most frequent request of all: one primary-key lookup whose statement is
-    /// prepared once per connection.
-    private func keyStatement(_ type: EntityType, _ key: [EDMValue]) throws -> Statement {
-        let statement = try database.cachedStatement(for: type, .selectByKey) {
-            "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
-                + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
+    /// prepared once per connection, and kept in the target's memo too: found there, it costs
+    /// no hashing of its cache key (about 400 instructions of a `Person(n)`, callgrind).
+    private func keyStatement(_ type: EntityType, _ key: [EDMValue], memo: QueryMemo?) throws -> Statement {
+        let statement: Statement
+        if let kept = memo?.keyLookup, kept.type == ObjectIdentifier(type), kept.statement.belongs(to: database) {
+            statement = kept.statement
+        } else {
+            statement = try database.cachedStatement(for: type, .selectByKey) {
+                "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
+                    + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
+            }
+            memo?.keyLookup = KeyLookup(type: ObjectIdentifier(type), statement: statement)
         }
-        try statement.bind(key.map(SQLValue.init))
+        try statement.bind(key)
         return statement
     }
 

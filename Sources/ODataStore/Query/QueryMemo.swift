@@ -13,6 +13,8 @@ public final class QueryMemo {
     var page: PagePlan?
     var count: BuiltSQL?
     var countWithTopSkip: BuiltSQL?
+    /// The statement that looks an entity of this target up by its key (`Set(key)` targets).
+    var keyLookup: KeyLookup?
     /// The collections a single entity of this target expands as it is written.
     var streamedExpansions: [StreamedExpansion] = []
 
@@ -63,6 +65,13 @@ final class BuiltSQL {
         }
         return prepared
     }
+}
+
+/// A prepared lookup by key, and the entity type it reads (a memo serves the targets of one
+/// shape, hence of one entity set; the type is checked all the same).
+struct KeyLookup {
+    let type: ObjectIdentifier
+    let statement: Statement
 }
 
 /// A page's statement and how to read its rows.

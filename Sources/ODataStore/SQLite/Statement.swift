@@ -1,4 +1,5 @@
 import CSQLite
+import EDM
 
 /// A prepared statement. Owned by one `Database`, used by one thread at a time.
 public final class Statement {
@@ -29,26 +30,43 @@ public final class Statement {
 
     /// Clears earlier bindings and binds `values` to the statement's `?` parameters in order.
     public func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        clearBindings()
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Clears earlier bindings and binds `values`, converted, to the `?` parameters in order:
+    /// a key lookup's bindings without an array of converted values per request.
+    func bind(_ values: [EDMValue]) throws(SQLiteError) {
+        clearBindings()
+        for index in values.indices {
+            try bind(SQLValue(values[index]), at: Int32(index + 1))
+        }
+    }
+
+    private func clearBindings() {
         database.trace?(sql)
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(handle, index)
-            case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
-            case .real(let d): rc = sqlite3_bind_double(handle, index, d)
-            case .text(let s):
-                // The byte count, not -1: text may hold U+0000, which must not end it.
-                rc = sqlite3_bind_text(handle, index, s, Int32(s.utf8.count), csqlite_transient())
-            case .blob(let bytes):
-                rc = bytes.withUnsafeBytes { raw in
-                    sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
-                }
+    }
+
+    /// Binds `value` to the `?` parameter at `index` (from 1).
+    private func bind(_ value: SQLValue, at index: Int32) throws(SQLiteError) {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
+        case .real(let d): rc = sqlite3_bind_double(handle, index, d)
+        case .text(let s):
+            // The byte count, not -1: text may hold U+0000, which must not end it.
+            rc = sqlite3_bind_text(handle, index, s, Int32(s.utf8.count), csqlite_transient())
+        case .blob(let bytes):
+            rc = bytes.withUnsafeBytes { raw in
+                sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
             }
-            guard rc == SQLITE_OK else { throw database.error(code: rc, sql: sql) }
         }
+        guard rc == SQLITE_OK else { throw database.error(code: rc, sql: sql) }
     }
 
     /// Advances to the next row; false when the statement is done.
