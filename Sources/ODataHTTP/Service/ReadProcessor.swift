@@ -44,7 +44,7 @@ extension ODataService {
                 }
                 guard let (body, tag) = written else { throw notFound(path) }
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-                return ok(body, type: "application/json;charset=utf-8", version: version, extra: [("ETag", tag)])
+                return ok(body, type: "application/json;charset=utf-8", version: version, etag: tag)
             }
             // The entity's statement is done before its expansions are read: one transaction
             // keeps them all in one snapshot.
@@ -58,10 +58,10 @@ extension ODataService {
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
             if representation == .atom {
                 return ok(atomSerializer(context).entryDocument(record, select: options.select),
-                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, extra: etagHeader(record))
+                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, etag: etag(of: record))
             }
             let body = serializer(context, version).entityDocument(record, select: options.select)
-            return ok(body, type: "application/json;charset=utf-8", version: version, extra: etagHeader(record))
+            return ok(body, type: "application/json;charset=utf-8", version: version, etag: etag(of: record))
 
         case .property(let path, let property, let raw):
             let reader = EntityReader(database: try database())
@@ -78,10 +78,10 @@ extension ODataService {
             }
             if try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom {
                 return ok(atomSerializer(context).propertyDocument(property, value: value), type: "application/xml;charset=utf-8",
-                          version: .v1, extra: etagHeader(record))
+                          version: .v1, etag: etag(of: record))
             }
             return ok(serializer(context, .v1).propertyDocument(property, value: value), type: "application/json;charset=utf-8", version: .v1,
-                      extra: etagHeader(record))
+                      etag: etag(of: record))
 
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
@@ -207,9 +207,9 @@ extension ODataService {
     /// The ETag of a record (every entity has one; see `EntityTag`).
     var etagProvider: ((EntityRecord) -> String?)? { EntityTag.of }
 
-    func etagHeader(_ record: EntityRecord) -> [(String, String)] {
-        guard let provider = etagProvider, let tag = provider(record) else { return [] }
-        return [("ETag", tag)]
+    /// The ETag header's value for `record`, if it has one.
+    func etag(of record: EntityRecord) -> String? {
+        etagProvider.flatMap { provider in provider(record) }
     }
 
     func notFound(_ path: ResourcePath) -> ServiceError {
@@ -222,15 +222,16 @@ extension ODataService {
         return .notFound("Resource not found for the segment '\(description)'.")
     }
 
-    func ok(_ body: [UInt8], type: String, version: ResponseVersion, extra: [(String, String)] = []) -> HTTPResponse {
-        // One array of the right size, not a literal and then a concatenation.
+    func ok(_ body: [UInt8], type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
+        // One array of the right size, not a literal and then a concatenation, and no array
+        // for the ETag: an entity's response allocated one for it, besides the one here.
         var headers: [(String, String)] = []
-        headers.reserveCapacity(4 + extra.count)
+        headers.reserveCapacity(etag == nil ? 4 : 5)
         headers.append(("Content-Type", type))
         headers.append(("DataServiceVersion", version.headerValue))
         headers.append(("Cache-Control", "no-cache"))
         headers.append(("X-Content-Type-Options", "nosniff"))
-        headers.append(contentsOf: extra)
+        if let etag { headers.append(("ETag", etag)) }
         return HTTPResponse(status: 200, headers: headers, body: body)
     }
 }
