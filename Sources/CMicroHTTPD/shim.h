@@ -11,6 +11,14 @@
 
 typedef void *(*cmhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
+// The state a connection was given when it started (MHD_OPTION_NOTIFY_CONNECTION); the info
+// query is variadic.
+static inline void *cmhd_socket_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 // A daemon with one worker thread and no listening socket of its own: a `cmhd_listener` hands it
 // its share of the connections.
 static inline struct MHD_Daemon *cmhd_start_daemon(
@@ -18,6 +26,7 @@ static inline struct MHD_Daemon *cmhd_start_daemon(
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     cmhd_uri_log_callback uri_log, void *uri_log_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int connection_timeout_seconds,
     size_t connection_memory_limit,
     unsigned int connection_limit)
@@ -25,6 +34,7 @@ static inline struct MHD_Daemon *cmhd_start_daemon(
     return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0, NULL, NULL, handler, handler_cls,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,

@@ -9,7 +9,7 @@ import Testing
         .accept: "Accept", .host: "Host", .dataServiceVersion: "DataServiceVersion",
         .maxDataServiceVersion: "MaxDataServiceVersion", .ifMatch: "If-Match", .ifNoneMatch: "If-None-Match",
         .origin: "Origin", .contentType: "Content-Type", .xHTTPMethod: "X-HTTP-Method",
-        .accessControlRequestHeaders: "Access-Control-Request-Headers",
+        .accessControlRequestHeaders: "Access-Control-Request-Headers", .contentLength: "Content-Length",
     ]
 
     @Test func everyKnownHeaderIsFoundAsTheNameSearchFindsIt() throws {

@@ -28,6 +28,13 @@ enum ASCIICase {
         return leftBytes.withUnsafeBufferPointer { left in rightBytes.withUnsafeBufferPointer { right in equalIgnoringCase(left, right) } }
     }
 
+    /// Whether `text` is `bytes` but for the case of letters.
+    static func equalIgnoringCase(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.utf8.count == bytes.count else { return false }
+        if let equal = text.utf8.withContiguousStorageIfAvailable({ equalIgnoringCase($0, bytes) }) { return equal }
+        return Array(text.utf8).withUnsafeBufferPointer { equalIgnoringCase($0, bytes) }
+    }
+
     private static func equalIgnoringCase(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
         for index in left.indices {
             let a = left[index], b = right[index]

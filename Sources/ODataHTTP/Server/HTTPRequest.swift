@@ -9,12 +9,18 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
 
     public init(method: String, target: String, headerFields: [(name: String, value: String)], body: [UInt8] = []) {
+        self.init(method: method, target: target, headerFields: headerFields, knownFields: KnownHeader.positions(in: headerFields), body: body)
+    }
+
+    /// With `knownFields` already found (`KnownHeader.positions(in: headerFields)`): the server
+    /// keeps them with a connection's fields, which a keep-alive client sends unchanged.
+    init(method: String, target: String, headerFields: [(name: String, value: String)], knownFields: SIMD16<UInt8>, body: [UInt8]) {
         self.method = method
         self.target = target
         self.headerFields = headerFields
         self.body = body
         queryMark = HTTPRequest.queryMark(in: target)
-        knownFields = KnownHeader.positions(in: headerFields)
+        self.knownFields = knownFields
     }
 
     /// Where `?` is in `target`, searched in the string's own bytes: the generic UTF-8 view
@@ -73,7 +79,7 @@ public struct HTTPRequest: Sendable {
 /// The request header fields the service reads for most requests.
 public enum KnownHeader: Int, CaseIterable, Sendable {
     case accept, host, dataServiceVersion, maxDataServiceVersion, ifMatch, ifNoneMatch, origin
-    case contentType, xHTTPMethod, accessControlRequestHeaders
+    case contentType, xHTTPMethod, accessControlRequestHeaders, contentLength
 
     /// The name, lower-cased as `HTTPRequest.headerFields` keeps names.
     public var name: String {
@@ -88,6 +94,7 @@ public enum KnownHeader: Int, CaseIterable, Sendable {
         case .contentType: "content-type"
         case .xHTTPMethod: "x-http-method"
         case .accessControlRequestHeaders: "access-control-request-headers"
+        case .contentLength: "content-length"
         }
     }
 
@@ -102,6 +109,7 @@ public enum KnownHeader: Int, CaseIterable, Sendable {
         case 6: return name == "accept" ? .accept : name == "origin" ? .origin : nil
         case 8: return name == "if-match" ? .ifMatch : nil
         case 12: return name == "content-type" ? .contentType : nil
+        case 14: return name == "content-length" ? .contentLength : nil
         case 13: return name == "if-none-match" ? .ifNoneMatch : name == "x-http-method" ? .xHTTPMethod : nil
         case 18: return name == "dataserviceversion" ? .dataServiceVersion : nil
         case 21: return name == "maxdataserviceversion" ? .maxDataServiceVersion : nil

@@ -95,6 +95,7 @@ public final class HTTPServer: @unchecked Sendable {
                 accessHandler, context,
                 requestCompleted, context,
                 uriLogger, context,
+                connectionNotifier, nil,
                 configuration.connectionTimeoutSeconds,
                 configuration.connectionMemory,
                 max(1, configuration.connectionLimit / UInt32(workers)))
@@ -177,9 +178,14 @@ public final class HTTPServer: @unchecked Sendable {
             body.release()
             return MHD_Result.NO
         }
-        for (name, value) in response.headers {
-            // withCString lends native strings' own bytes; the implicit conversion copies them.
-            name.withCString { name in value.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) } }
+        // By index, not `for (name, value) in`: that copied each field through the generic
+        // tuple witnesses. withCString lends native strings' own bytes; the implicit
+        // conversion copies them.
+        let headers = response.headers
+        for index in headers.indices {
+            headers[index].0.withCString { name in
+                headers[index].1.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) }
+            }
         }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
@@ -187,25 +193,77 @@ public final class HTTPServer: @unchecked Sendable {
     }
 }
 
-/// What the server knows of one request while libmicrohttpd feeds it in.
+/// What the server knows of a connection's current request while libmicrohttpd feeds it in.
+/// One per connection, made when the connection opens and reused by each request on it: a
+/// keep-alive client sends the same header fields, and often the same target, every time, and
+/// those are kept as they are rather than made again (no allocation, no lower-casing).
 /// One thread at a time uses it: libmicrohttpd calls back for a connection from its worker
 /// thread only, and a hold's release stores `readyResponse` before it resumes the connection
 /// (libmicrohttpd's mutex orders the two). So its fields skip the runtime's exclusivity checks:
 /// with them, `readyResponse` and the hold in every response made a `Person(7)` about 1,400
 /// instructions dearer (callgrind); without them and with the hold a class, it costs what it did.
 private final class RequestState {
-    let target: String
+    @exclusivity(unchecked) var target = ""
     @exclusivity(unchecked) var started = false
+    /// The fields of the request, names lower-cased. While a request's fields are collected,
+    /// the first `fieldCount` are its own and the rest the previous request's.
     @exclusivity(unchecked) var headerFields: [(name: String, value: String)] = []
+    @exclusivity(unchecked) var fieldCount = 0
+    /// `KnownHeader.positions(in: headerFields)`, found again only when a field changed.
+    @exclusivity(unchecked) var knownFields = KnownHeader.positions(in: [])
+    @exclusivity(unchecked) var fieldsChanged = false
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var tooLarge = false
     /// The response of a parked connection, once its hold is released.
     @exclusivity(unchecked) var readyResponse: HTTPResponse?
 
-    init(target: String) {
-        self.target = target
+    init() {
         // Room for a usual request's fields, so that collecting them allocates once.
         headerFields.reserveCapacity(12)
+    }
+
+    /// Makes the state the one of a new request on its connection, whose target is `uri`.
+    func begin(target uri: UnsafePointer<CChar>?) {
+        guard let uri else { return "/".withCString { begin(target: $0) } }
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: strlen(uri))
+        let same = target.utf8.count == bytes.count
+            && target.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } == true
+        if !same { target = String(decoding: bytes, as: UTF8.self) }
+        started = false
+        fieldCount = 0
+        fieldsChanged = false
+        // A large body is not kept for the next request.
+        if !body.isEmpty { body = [] }
+        tooLarge = false
+    }
+
+    /// Takes the next header field of the request: the previous request's field at its place
+    /// is kept when this one is the same.
+    func collect(name: UnsafeBufferPointer<UInt8>, value: UnsafeRawBufferPointer) {
+        let index = fieldCount
+        fieldCount += 1
+        if index < headerFields.count {
+            let sameValue = headerFields[index].value.utf8.count == value.count
+                && headerFields[index].value.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(value) } == true
+            if sameValue && ASCIICase.equalIgnoringCase(headerFields[index].name, name) { return }
+            headerFields[index] = (ASCIICase.lowercased(name), String(decoding: value, as: UTF8.self))
+        } else {
+            headerFields.append((ASCIICase.lowercased(name), String(decoding: value, as: UTF8.self)))
+        }
+        fieldsChanged = true
+    }
+
+    /// Ends the collection of the request's fields.
+    func fieldsCollected() {
+        if fieldCount < headerFields.count {
+            headerFields.removeLast(headerFields.count - fieldCount)
+            fieldsChanged = true
+        }
+        if fieldsChanged { knownFields = KnownHeader.positions(in: headerFields) }
+    }
+
+    func request(method: String) -> HTTPRequest {
+        HTTPRequest(method: method, target: target, headerFields: headerFields, knownFields: knownFields, body: body)
     }
 }
 
@@ -230,31 +288,46 @@ private struct ParkedConnection: @unchecked Sendable {
     let state: RequestState
 }
 
+/// libmicrohttpd's notice that a connection opened or closed: each connection has a
+/// `RequestState` of its own while it is open.
+private let connectionNotifier: MHD_NotifyConnectionCallback = { _, _, socketContext, code in
+    guard let socketContext else { return }
+    switch code {
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED:
+        socketContext.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_CLOSED:
+        if let pointer = socketContext.pointee { Unmanaged<RequestState>.fromOpaque(pointer).release() }
+        socketContext.pointee = nil
+    default:
+        break
+    }
+}
+
 /// Called first for every request, with the raw target before libmicrohttpd decodes it; the
-/// state it returns rides along as the request's context pointer.
-private let uriLogger: cmhd_uri_log_callback = { _, uri, _ in
-    let target = uri.map { String(cString: $0) } ?? "/"
-    return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+/// connection's state, begun for this request, rides along as the request's context pointer.
+private let uriLogger: cmhd_uri_log_callback = { _, uri, connection in
+    guard let connection, let pointer = cmhd_socket_context(connection) else { return nil }
+    Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue().begin(target: uri)
+    return pointer
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, _ in
     guard let context, let pointer = context.pointee else { return }
-    let state = Unmanaged<RequestState>.fromOpaque(pointer)
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
     // A parked connection that ended before its response was sent (the client went away).
-    if state.takeUnretainedValue().readyResponse != nil, let cls {
+    if state.readyResponse != nil, let cls {
+        state.readyResponse = nil
         Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().unpark()
     }
-    state.release()
     context.pointee = nil
 }
 
 private let headerCollector: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
     guard let context, let key else { return MHD_Result.YES }
-    let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
     // With the lengths libmicrohttpd already knows: String(cString:) measured each string first.
-    let name = ASCIICase.lowercased(UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize))
-    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-    state.headerFields.append((name, text))
+    Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue().collect(
+        name: UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize),
+        value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
     return MHD_Result.YES
 }
 
@@ -279,11 +352,11 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
     if !state.started {
         state.started = true
         MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
-        // Names are stored lower-cased.
-        if let length = state.headerFields.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }),
+        state.fieldsCollected()
+        let lengthField = Int(state.knownFields[KnownHeader.contentLength.rawValue])
+        if lengthField != Int(KnownHeader.absent), let length = Int(state.headerFields[lengthField].value),
            length > server.configuration.maxBodySize {
-            let request = HTTPRequest(method: "$TOO_LARGE", target: state.target, headerFields: state.headerFields)
-            return server.respond(connection, server.handler(request), state)
+            return server.respond(connection, server.handler(state.request(method: "$TOO_LARGE")), state)
         }
         return MHD_Result.YES
     }
@@ -301,6 +374,5 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         return MHD_Result.YES
     }
     let methodName = state.tooLarge ? "$TOO_LARGE" : (method.map { String(cString: $0) } ?? "GET")
-    let request = HTTPRequest(method: methodName, target: state.target, headerFields: state.headerFields, body: state.body)
-    return server.respond(connection, server.handler(request), state)
+    return server.respond(connection, server.handler(state.request(method: methodName)), state)
 }

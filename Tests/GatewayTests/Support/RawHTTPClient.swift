@@ -96,6 +96,30 @@ enum RawHTTPClient {
         return try parse(response)
     }
 
+    /// Sends one request with exactly `fields` on the connected socket `fd`, leaving the
+    /// connection open, and reads its response: up to its Content-Length.
+    static func exchangeKeepingAlive(_ fd: Int32, method: String, target: String, fields: [(String, String)],
+                                     body: [UInt8] = []) throws -> RawHTTPResponse {
+        let head = "\(method) \(target) HTTP/1.1\r\n" + fields.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
+        let request = Array(head.utf8) + body
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw TestFailure("write failed") }
+            sent += n
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let head = try? parse(received), let length = head.header("Content-Length").flatMap(Int.init), head.body.count >= length {
+                return head
+            }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw TestFailure("the connection ended after \(received.count) bytes") }
+            received.append(contentsOf: buffer[0..<n])
+        }
+    }
+
     static func parse(_ bytes: [UInt8]) throws -> RawHTTPResponse {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
