@@ -226,9 +226,7 @@ private final class RequestState {
     func begin(target uri: UnsafePointer<CChar>?) {
         guard let uri else { return "/".withCString { begin(target: $0) } }
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: strlen(uri))
-        let same = target.utf8.count == bytes.count
-            && target.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } == true
-        if !same { target = String(decoding: bytes, as: UTF8.self) }
+        if !Self.text(target, is: UnsafeRawBufferPointer(bytes)) { target = String(decoding: bytes, as: UTF8.self) }
         started = false
         fieldCount = 0
         fieldsChanged = false
@@ -243,14 +241,24 @@ private final class RequestState {
         let index = fieldCount
         fieldCount += 1
         if index < headerFields.count {
-            let sameValue = headerFields[index].value.utf8.count == value.count
-                && headerFields[index].value.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(value) } == true
-            if sameValue && ASCIICase.equalIgnoringCase(headerFields[index].name, name) { return }
+            let same = headerFields.withUnsafeBufferPointer { fields in
+                Self.text(fields[index].value, is: value) && ASCIICase.equalIgnoringCase(fields[index].name, name)
+            }
+            if same { return }
             headerFields[index] = (ASCIICase.lowercased(name), String(decoding: value, as: UTF8.self))
         } else {
             headerFields.append((ASCIICase.lowercased(name), String(decoding: value, as: UTF8.self)))
         }
         fieldsChanged = true
+    }
+
+    /// Whether `text` is exactly `bytes`: compared with memcmp, as the generic `elementsEqual`
+    /// went byte by byte.
+    private static func text(_ text: String, is bytes: UnsafeRawBufferPointer) -> Bool {
+        guard text.utf8.count == bytes.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return text.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, base, bytes.count) == 0 }
+            ?? text.utf8.elementsEqual(bytes)
     }
 
     /// Ends the collection of the request's fields.
