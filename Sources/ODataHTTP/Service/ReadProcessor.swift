@@ -40,7 +40,9 @@ extension ODataService {
                 let serializer = serializer(context, version)
                 var written: (body: [UInt8], tag: String)?
                 try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo) { row in
-                    written = (serializer.entityDocument(row, select: options.select), EntityTag.of(row))
+                    // One digest for both: the ETag header and the one in `__metadata`.
+                    let digest = row.tagDigest
+                    written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), EntityTag.weakTag(digest))
                 }
                 guard let (body, tag) = written else { throw notFound(path) }
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)

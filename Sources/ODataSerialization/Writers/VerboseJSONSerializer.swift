@@ -55,16 +55,23 @@ public struct VerboseJSONSerializer {
     /// `{"d": {entity}}`, from a row read in place.
     public func entityDocument(_ row: EntityRow, select: SelectNode?) -> [UInt8] { document(row, select: select, written: nil) }
 
+    /// `{"d": {entity}}`, from a row read in place whose tag digest (`EntityColumns.tagDigest`)
+    /// the caller has already computed for its ETag header: it is not computed again.
+    public func entityDocument(_ row: EntityRow, select: SelectNode?, tagDigest: UInt64) -> [UInt8] {
+        document(row, select: select, written: nil, tagDigest: tagDigest)
+    }
+
     /// `{"d": {entity}}`, from a record. Concrete overloads rather than one public generic,
     /// which other modules would call unspecialized.
     public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] {
         document(record, select: select, written: WrittenEntities())
     }
 
-    private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, written: WrittenEntities?) -> [UInt8] {
+    private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, written: WrittenEntities?,
+                                                 tagDigest: UInt64? = nil) -> [UInt8] {
         var json = JSONWriter()
         json.raw("{\"d\":")
-        entity(record, select: select, into: &json, written: written)
+        entity(record, select: select, into: &json, written: written, tagDigest: tagDigest)
         json.raw("}")
         return json.bytes
     }
@@ -213,7 +220,7 @@ public struct VerboseJSONSerializer {
     }
 
     func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
-                                       written: WrittenEntities? = nil) {
+                                       written: WrittenEntities? = nil, tagDigest: UInt64? = nil) {
         layouts.withLayout(for: record) { layout in
             let fragments = layout.fragments
             json.raw("{\"__metadata\":{\"uri\":\"")
@@ -223,7 +230,7 @@ public struct VerboseJSONSerializer {
             if writesETags {
                 // `W/"<digits>"` as a JSON string, written from the digest without a String.
                 json.raw(",\"etag\":\"W/\\\"")
-                json.hexadecimal(record.tagDigest)
+                json.hexadecimal(tagDigest ?? record.tagDigest)
                 json.raw("\\\"\"")
             }
             json.raw("}")

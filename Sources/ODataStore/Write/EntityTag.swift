@@ -12,8 +12,9 @@ public enum EntityTag {
         weakTag(entity.tagDigest)
     }
 
-    /// `W/"<16 hex digits>"`, written in one allocation: it runs for every entity served.
-    private static func weakTag(_ digest: UInt64) -> String {
+    /// `W/"<16 hex digits>"` for an entity whose `tagDigest` is `digest`, written in one
+    /// allocation: it runs for every entity served.
+    public static func weakTag(_ digest: UInt64) -> String {
         String(unsafeUninitializedCapacity: 20) { buffer in
             buffer[0] = UInt8(ascii: "W")
             buffer[1] = UInt8(ascii: "/")
