@@ -76,7 +76,8 @@ public struct HTTPRequest: Sendable {
     private let knownFields: SIMD16<UInt8>
 }
 
-/// The request header fields the service reads for most requests.
+/// The request header fields the service reads for most requests, and Content-Length, which
+/// the server reads for each.
 public enum KnownHeader: Int, CaseIterable, Sendable {
     case accept, host, dataServiceVersion, maxDataServiceVersion, ifMatch, ifNoneMatch, origin
     case contentType, xHTTPMethod, accessControlRequestHeaders, contentLength
@@ -109,8 +110,8 @@ public enum KnownHeader: Int, CaseIterable, Sendable {
         case 6: return name == "accept" ? .accept : name == "origin" ? .origin : nil
         case 8: return name == "if-match" ? .ifMatch : nil
         case 12: return name == "content-type" ? .contentType : nil
-        case 14: return name == "content-length" ? .contentLength : nil
         case 13: return name == "if-none-match" ? .ifNoneMatch : name == "x-http-method" ? .xHTTPMethod : nil
+        case 14: return name == "content-length" ? .contentLength : nil
         case 18: return name == "dataserviceversion" ? .dataServiceVersion : nil
         case 21: return name == "maxdataserviceversion" ? .maxDataServiceVersion : nil
         case 30: return name == "access-control-request-headers" ? .accessControlRequestHeaders : nil

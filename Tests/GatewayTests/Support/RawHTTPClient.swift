@@ -80,12 +80,7 @@ enum RawHTTPClient {
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         let request = Array(head.utf8) + body
-        var sent = 0
-        while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw TestFailure("write failed") }
-            sent += n
-        }
+        try writeAll(fd, request)
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -102,12 +97,7 @@ enum RawHTTPClient {
                                      body: [UInt8] = []) throws -> RawHTTPResponse {
         let head = "\(method) \(target) HTTP/1.1\r\n" + fields.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
         let request = Array(head.utf8) + body
-        var sent = 0
-        while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw TestFailure("write failed") }
-            sent += n
-        }
+        try writeAll(fd, request)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -117,6 +107,16 @@ enum RawHTTPClient {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard n > 0 else { throw TestFailure("the connection ended after \(received.count) bytes") }
             received.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    /// Writes all of `bytes` to the socket `fd`.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw TestFailure("write failed") }
+            sent += n
         }
     }
 
