@@ -1,5 +1,5 @@
 import Foundation
-@testable import ODataHTTP
+import ODataHTTP
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -18,20 +18,15 @@ enum ASCIICase {
     static func equalIgnoringCase(_ left: String, _ right: String) -> Bool {
         guard left.utf8.count == right.utf8.count else { return false }
         // Read in place: `withUTF8` on a `var` copy cost a retain and release of each string.
-        if let equal = left.utf8.withContiguousStorageIfAvailable({ left in
-            right.utf8.withContiguousStorageIfAvailable { right in equalIgnoringCase(left, right) }
-        }), let equal {
-            return equal
-        }
-        // Strings without contiguous UTF-8 (bridged ones; native strings, small ones included, have it).
-        let leftBytes = Array(left.utf8), rightBytes = Array(right.utf8)
-        return leftBytes.withUnsafeBufferPointer { left in rightBytes.withUnsafeBufferPointer { right in equalIgnoringCase(left, right) } }
+        if let equal = right.utf8.withContiguousStorageIfAvailable({ equalIgnoringCase(left, $0) }) { return equal }
+        return Array(right.utf8).withUnsafeBufferPointer { equalIgnoringCase(left, $0) }
     }
 
     /// Whether `text` is `bytes` but for the case of letters.
     static func equalIgnoringCase(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard text.utf8.count == bytes.count else { return false }
         if let equal = text.utf8.withContiguousStorageIfAvailable({ equalIgnoringCase($0, bytes) }) { return equal }
+        // Strings without contiguous UTF-8 (bridged ones; native strings, small ones included, have it).
         return Array(text.utf8).withUnsafeBufferPointer { equalIgnoringCase($0, bytes) }
     }
 
