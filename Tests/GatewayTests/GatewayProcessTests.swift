@@ -25,6 +25,32 @@ import Testing
         #expect(second.stop(signal: SIGINT) == 0)
     }
 
+    /// `--log-level debug` writes an access line per request, answered or refused; `info` none.
+    @Test(arguments: ["debug", "info"]) func theAccessLogFollowsTheLogLevel(level: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("stderr.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        let gateway = try GatewayProcess(arguments: ["serve", "--schema", "Schema/CarDealer.edmx", "--seed", "SeedData",
+                                                     "--db", folder.appendingPathComponent("db.sqlite").path, "--port", "0",
+                                                     "--log-level", level],
+                                         standardError: logHandle)
+        #expect(try gateway.get("Person(1)").status == 200)
+        #expect(try gateway.get("Person(999)").status == 404)
+        #expect(gateway.stop() == 0)
+        try logHandle.close()
+        let text = try String(contentsOf: log, encoding: .utf8)
+        let accessLines = text.split(separator: "\n").filter { $0.contains("GET /CarDealer.svc/Person(") }
+        if level == "debug" {
+            #expect(accessLines.contains { $0.contains("GET /CarDealer.svc/Person(1) 200 ") }, "\(text)")
+            #expect(accessLines.contains { $0.contains("GET /CarDealer.svc/Person(999) 404 ") }, "\(text)")
+        } else {
+            #expect(accessLines.isEmpty, "\(text)")
+        }
+    }
+
     @Test func aBrokenSchemaIsAClearErrorNotACrash() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

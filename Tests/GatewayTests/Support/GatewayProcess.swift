@@ -17,12 +17,13 @@ final class GatewayProcess {
     let output = Pipe()
     private(set) var port: UInt16 = 0
 
-    init(arguments: [String]) throws {
+    /// - Parameter standardError: where its log goes (it logs to standard error).
+    init(arguments: [String], standardError: FileHandle = .nullDevice) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
         process.currentDirectoryURL = TestGateway.repositoryRoot
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = standardError
         try process.run()
         // The first line on stdout says where it listens.
         var line: [UInt8] = []
