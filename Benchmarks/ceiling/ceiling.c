@@ -9,7 +9,7 @@
 // --body answers with FILE's bytes instead (Benchmarks/profile/cpu_per_request.sh gives it a
 // gateway response, to see what libmicrohttpd itself does with a body of that size).
 // --work-ns spins for N nanoseconds before each answer: a server that costs that much more per
-// request than libmicrohttpd alone (Benchmarks/profile/cost_curve.sh).
+// request than libmicrohttpd alone (Benchmarks/profile/cost_curve.py).
 // Prints "Serving http://127.0.0.1:<port>/" once listening; SIGINT/SIGTERM stop it.
 #include "../common/yardstick.h"
 #include <time.h>

@@ -52,9 +52,6 @@ public struct VerboseJSONSerializer {
 
     // MARK: - Documents
 
-    /// `{"d": {entity}}`, from a row read in place.
-    public func entityDocument(_ row: EntityRow, select: SelectNode?) -> [UInt8] { document(row, select: select, written: nil) }
-
     /// `{"d": {entity}}`, from a row read in place whose tag digest (`EntityColumns.tagDigest`)
     /// the caller has already computed for its ETag header: it is not computed again.
     public func entityDocument(_ row: EntityRow, select: SelectNode?, tagDigest: UInt64) -> [UInt8] {
