@@ -9,10 +9,10 @@ PR_SET_PDEATHSIG, even if this script is killed).
 Default mode: every scenario at each connection count, each figure also as a ratio to the
 libmicrohttpd ceiling measured in the same run (the mean of the ceiling runs just before and just
 after each gateway run), plus the raw SQLite insert rate for the write target, and for Person(n)
-the C floor (--floor): libmicrohttpd and SQLite answering it alone, which shows how much of the
-distance to the ceiling any server reading SQLite must keep. Growth mode (--growth): the same
-read scenarios at a small and a large scale, and peak RSS while a client pages through the whole
-Person set.
+and Person?$top=20 the C floor (--floor): libmicrohttpd and SQLite answering them alone, which
+shows how much of the distance to the ceiling any server reading SQLite must keep. Growth mode
+(--growth): the same read scenarios at a small and a large scale, and peak RSS while a client
+pages through the whole Person set.
 """
 
 import argparse
@@ -60,10 +60,13 @@ SCENARIOS = [
     ("MERGE Person(n)", "merge_person.lua", "", "write"),
     ("$batch of 10 changes (one changeset)", "batch.lua", "", "write"),
 ]
-# The C floor (Benchmarks/floor/floor.c) answers this scenario only: libmicrohttpd and SQLite
-# doing what any server must do for it, with no gateway in between.
-FLOOR_SCENARIO = "Person(n)"
-FLOOR_NAME = "C floor: Person(n) without a gateway"
+# The C floor (Benchmarks/floor/floor.c) answers these scenarios only: libmicrohttpd and SQLite
+# doing what any server must do for them, with no gateway in between. Each is run right after
+# the gateway's, under the name given here.
+FLOOR_SCENARIOS = {
+    "Person(n)": "C floor: Person(n) without a gateway",
+    "Person?$top=20": "C floor: Person?$top=20 without a gateway",
+}
 # Shorter names for the printed table; the legend under it gives the full requests.
 LABELS = {
     SCENARIOS[3][0]: "Person?$filter&$orderby&$top&$inlinecount",
@@ -449,7 +452,7 @@ def benchmark(args, servers):
             if not args.scenarios or any(s.lower() in entry[0].lower() for s in args.scenarios)]
     floor = None
     floor_database = None
-    if args.floor and any(entry[0] == FLOOR_SCENARIO for entry in plan):
+    if args.floor and any(entry[0] in FLOOR_SCENARIOS for entry in plan):
         # A copy of its own: the floor holds a WAL read lock for its whole life, as the gateway's
         # anchor does but without stepping aside for writers, so on the gateway's file it kept
         # checkpoints from restarting the WAL, which grew through the write scenarios and slowed
@@ -458,17 +461,20 @@ def benchmark(args, servers):
         remove_database(floor_database)
         shutil.copyfile(database, floor_database)
         floor = start_floor(servers, args, floor_database)
-        position = next(i for i, entry in enumerate(plan) if entry[0] == FLOOR_SCENARIO) + 1
-        name, script, path, _ = plan[position - 1]
-        plan.insert(position, (FLOOR_NAME, script, path, "floor"))
+        plan = [floored for entry in plan
+                 for floored in ([entry, (FLOOR_SCENARIOS[entry[0]], entry[1], entry[2], "floor")]
+                                 if entry[0] in FLOOR_SCENARIOS else [entry])]
     scenarios = []
     log("probing every scenario")
     for name, script, path, kind in plan:
         server = floor if kind == "floor" else gateway
-        scenarios.append({"name": name, "kind": kind, "path": path or None, "script": script,
-                          "server": server,
-                          "probe": probe(server, name, script, path, args.people),
-                          "runs": []})
+        scenario = {"name": name, "kind": kind, "path": path or None, "script": script,
+                    "server": server,
+                    "probe": probe(server, name, script, path, args.people),
+                    "runs": []}
+        if kind == "floor":
+            scenario["floorOf"] = next(of for of, floor_name in FLOOR_SCENARIOS.items() if floor_name == name)
+        scenarios.append(scenario)
     ceiling_runs = {}
     for connections in args.connections:
         before = ceiling_run(ceiling, args, connections, args.ceiling_duration)
@@ -591,10 +597,10 @@ def format_default(results):
                                  f"({raw_run['before']:.0f} before, {raw_run['after']:.0f} after)")
         if scenario["kind"] == "floor":
             for run in scenario["runs"]:
-                gateway_run = find_run(results, FLOOR_SCENARIO, run["connections"])
+                gateway_run = find_run(results, scenario["floorOf"], run["connections"])
                 if run["ok"] and gateway_run and gateway_run["ok"]:
                     lines.append(f"    ^ {run['connections']} connections: the gateway's "
-                                 f"{FLOOR_SCENARIO} is {gateway_run['rps'] / run['rps']:.2f} x this floor")
+                                 f"{scenario['floorOf']} is {gateway_run['rps'] / run['rps']:.2f} x this floor")
         if scenario["script"] == BATCH_SCRIPT:
             for run in scenario["runs"]:
                 if run["ok"]:
@@ -880,7 +886,7 @@ def parse_arguments():
     parser.add_argument("--ceiling", required=True, help="the C ceiling server executable")
     parser.add_argument("--sqlite-insert", required=True, help="the raw SQLite insert program")
     parser.add_argument("--floor", default=None,
-                        help="the C floor server (Person(n) with libmicrohttpd and SQLite alone)")
+                        help="the C floor server (Person(n) and Person?$top=20 with libmicrohttpd and SQLite alone)")
     parser.add_argument("--people", type=int, default=1000)
     parser.add_argument("--duration", type=int, default=8, help="seconds per gateway wrk run")
     parser.add_argument("--ceiling-duration", type=int, default=None,

@@ -1,24 +1,25 @@
-// The floor for Person(n): what libmicrohttpd and SQLite alone cost for the gateway's most
-// frequent request, with no gateway in between. It answers GET .../Person(n) the way the
-// gateway does (a primary-key lookup through a prepared statement on a per-thread connection,
-// a WAL read lock held process-wide, the same verbose JSON with its ETag, the same five
-// response headers) and nothing else. The
-// benchmark runs it beside the ceiling: the ceiling is what libmicrohttpd manages with a fixed
-// body, this is what any server must add to reach the data; the gateway's own cost is the rest.
+// The floor for the two reads the gateway is furthest from the ceiling on: what libmicrohttpd
+// and SQLite alone cost for GET .../Person(n) and GET .../Person?$top=N, with no gateway in
+// between. It answers them the way the gateway does (prepared statements on a per-thread
+// connection, a WAL read lock held process-wide, the same verbose JSON with its ETags, the same
+// response headers) and nothing else: any other URI is a 404. The benchmark runs it beside the
+// ceiling: the ceiling is what libmicrohttpd manages with a fixed body, this is what any server
+// must add to reach the data; the gateway's own cost is the rest.
 //
 // Build: cc -O2 -o floor floor.c $(pkg-config --cflags --libs libmicrohttpd sqlite3)
 // Run:   floor --db PATH [--port N] [--threads N] [--host 127.0.0.1]
 // Prints "Serving http://127.0.0.1:<port>/" once listening; SIGINT/SIGTERM stop it.
-#include <inttypes.h>
+#include <stdint.h>
 #include <sqlite3.h>
 
 #include "../common/yardstick.h"
 
 static const char *database_path;
 
-// One connection and one prepared lookup per server thread, as the gateway keeps them.
+// One connection and its prepared statements per server thread, as the gateway keeps them.
 static __thread sqlite3 *connection_db;
 static __thread sqlite3_stmt *lookup;
+static __thread sqlite3_stmt *first_page;
 
 // A WAL read lock held by one more connection for the server's lifetime, as the gateway's
 // ReadLockAnchor holds it while nothing writes: SQLite then takes each lookup's read lock inside
@@ -36,22 +37,65 @@ static int open_connection(void)
     if (lookup != NULL) return 1;
     if (sqlite3_open_v2(database_path, &connection_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) return 0;
     sqlite3_exec(connection_db, "PRAGMA cache_size=-16384", NULL, NULL, NULL);
-    const char *sql = "SELECT t0.\"personID\", t0.\"firstName\", t0.\"lastName\", t0.\"ssn\", t0.\"createDate\" "
-                      "FROM \"Person\" AS t0 WHERE t0.\"personID\" = ?";
-    return sqlite3_prepare_v3(connection_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &lookup, NULL) == SQLITE_OK;
+    // The gateway's SQL for the two requests: the key lookup, and a page in key order.
+    const char *columns = "SELECT t0.\"personID\", t0.\"firstName\", t0.\"lastName\", t0.\"ssn\", t0.\"createDate\" "
+                          "FROM \"Person\" AS t0 ";
+    char sql[512];
+    snprintf(sql, sizeof sql, "%sWHERE t0.\"personID\" = ?", columns);
+    if (sqlite3_prepare_v3(connection_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &lookup, NULL) != SQLITE_OK) return 0;
+    snprintf(sql, sizeof sql, "%sORDER BY t0.\"personID\" ASC LIMIT ?", columns);
+    return sqlite3_prepare_v3(connection_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &first_page, NULL) == SQLITE_OK;
 }
 
-// JSON string content of `text`: quote, backslash and control characters escaped.
-static size_t escape(char *out, const unsigned char *text, int length)
+// The body is written by appending bytes, without printf, which reads its format string on every
+// call: for a page of 20 people that cost the floor more than the gateway's whole writer. A floor
+// should cost no more than the work itself.
+#define PUT_LITERAL(p, text) (memcpy((p), (text), sizeof(text) - 1), (p) += sizeof(text) - 1)
+
+static const char HEX_DIGITS[] = "0123456789abcdef";
+
+static char *put_bytes(char *p, const void *bytes, size_t length)
 {
-    size_t n = 0;
+    memcpy(p, bytes, length);
+    return p + length;
+}
+
+static char *put_integer(char *p, long long value)
+{
+    char digits[20];
+    int count = 0;
+    unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
+    do {
+        digits[count++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude != 0);
+    if (value < 0) *p++ = '-';
+    while (count > 0) *p++ = digits[--count];
+    return p;
+}
+
+// JSON string content of `text`: quote, backslash and control characters escaped, with the
+// gateway's escapes (JSONWriter.swift).
+static char *put_escaped(char *p, const unsigned char *text, int length)
+{
     for (int i = 0; i < length; i++) {
         unsigned char c = text[i];
-        if (c == '"' || c == '\\') { out[n++] = '\\'; out[n++] = (char)c; }
-        else if (c < 0x20) n += (size_t)sprintf(out + n, "\\u%04x", c);
-        else out[n++] = (char)c;
+        if (c >= 0x20 && c != '"' && c != '\\') { *p++ = (char)c; continue; }
+        *p++ = '\\';
+        switch (c) {
+        case '"': case '\\': *p++ = (char)c; break;
+        case '\n': *p++ = 'n'; break;
+        case '\r': *p++ = 'r'; break;
+        case '\t': *p++ = 't'; break;
+        case '\b': *p++ = 'b'; break;
+        case '\f': *p++ = 'f'; break;
+        default:
+            PUT_LITERAL(p, "u00");
+            *p++ = HEX_DIGITS[c >> 4];
+            *p++ = HEX_DIGITS[c & 15];
+        }
     }
-    return n;
+    return p;
 }
 
 // The gateway's ETag digest (EntityTag.swift, ColumnDigest): the row's columns as words, each
@@ -98,10 +142,85 @@ static uint64_t digest(sqlite3_stmt *row)
     return state ^ (state >> 33);
 }
 
-static enum MHD_Result respond(struct MHD_Connection *connection, unsigned status, const char *body, size_t length,
-                               const char *etag)
+// Text columns are cut at this many bytes (the schema allows 50 characters, 200 bytes of UTF-8),
+// and a longer Host header is refused, so that an entity always fits in ENTITY_ROOM bytes.
+#define TEXT_LIMIT 200
+#define HOST_LIMIT 255
+#define ENTITY_ROOM (3 * 6 * TEXT_LIMIT + 2 * HOST_LIMIT + 512)
+// The largest $top the floor answers: the gateway's server page size, beyond which the gateway
+// cuts the page and adds a next link, which the floor does not write.
+#define TOP_LIMIT 200
+// Room for a page before it grows: a page of 20 people is about 7 KB.
+#define PAGE_ROOM (16 * 1024)
+
+// The column's value as a JSON string of its text, or null.
+static char *put_text(char *p, sqlite3_stmt *row, int column)
 {
-    struct MHD_Response *response = MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (sqlite3_column_type(row, column) == SQLITE_NULL) {
+        PUT_LITERAL(p, "null");
+        return p;
+    }
+    int length = sqlite3_column_bytes(row, column);
+    *p++ = '"';
+    p = put_escaped(p, sqlite3_column_text(row, column), length > TEXT_LIMIT ? TEXT_LIMIT : length);
+    *p++ = '"';
+    return p;
+}
+
+// `http://HOST/CarDealer.svc/Person(ID)`.
+static char *put_entity_uri(char *p, const char *host, size_t host_length, long long id)
+{
+    PUT_LITERAL(p, "http://");
+    p = put_bytes(p, host, host_length);
+    PUT_LITERAL(p, "/CarDealer.svc/Person(");
+    p = put_integer(p, id);
+    *p++ = ')';
+    return p;
+}
+
+// The current row of `row` as the gateway writes a Person entity; its ETag, W/"<16 hex digits>",
+// is left in `etag`.
+static char *put_entity(char *p, sqlite3_stmt *row, const char *host, size_t host_length, char etag[32])
+{
+    uint64_t tag = digest(row);
+    char *e = etag;
+    PUT_LITERAL(e, "W/\"");
+    for (int shift = 60; shift >= 0; shift -= 4) *e++ = HEX_DIGITS[(tag >> shift) & 15];
+    *e++ = '"';
+    *e = '\0';
+
+    long long id = (long long)sqlite3_column_int64(row, 0);
+    PUT_LITERAL(p, "{\"__metadata\":{\"uri\":\"");
+    p = put_entity_uri(p, host, host_length, id);
+    PUT_LITERAL(p, "\",\"type\":\"edmexampleModel.Person\",\"etag\":\"W/\\\"");
+    p = put_bytes(p, etag + 3, 16);
+    PUT_LITERAL(p, "\\\"\"},\"personID\":");
+    p = put_integer(p, id);
+    PUT_LITERAL(p, ",\"firstName\":");
+    p = put_text(p, row, 1);
+    PUT_LITERAL(p, ",\"lastName\":");
+    p = put_text(p, row, 2);
+    PUT_LITERAL(p, ",\"ssn\":");
+    p = put_text(p, row, 3);
+    PUT_LITERAL(p, ",\"createDate\":");
+    if (sqlite3_column_type(row, 4) == SQLITE_NULL) {
+        PUT_LITERAL(p, "null");
+    } else {
+        PUT_LITERAL(p, "\"\\/Date(");
+        p = put_integer(p, (long long)sqlite3_column_int64(row, 4));
+        PUT_LITERAL(p, ")\\/\"");
+    }
+    PUT_LITERAL(p, ",\"PersonCar\":{\"__deferred\":{\"uri\":\"");
+    p = put_entity_uri(p, host, host_length, id);
+    PUT_LITERAL(p, "/PersonCar\"}}}");
+    return p;
+}
+
+// Queues `response` with the gateway's header fields, and lets it go.
+static enum MHD_Result send_response(struct MHD_Connection *connection, unsigned status, struct MHD_Response *response,
+                                     const char *etag)
+{
+    if (response == NULL) return MHD_NO;
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json;charset=utf-8");
     MHD_add_response_header(response, "DataServiceVersion", "1.0;");
     MHD_add_response_header(response, "Cache-Control", "no-cache");
@@ -110,6 +229,23 @@ static enum MHD_Result respond(struct MHD_Connection *connection, unsigned statu
     enum MHD_Result result = MHD_queue_response(connection, status, response);
     MHD_destroy_response(response);
     return result;
+}
+
+// Sends `length` bytes of `body`, which was malloc'ed: libmicrohttpd frees it once sent, so it
+// is not copied.
+static enum MHD_Result respond_owned(struct MHD_Connection *connection, unsigned status, char *body, size_t length,
+                                     const char *etag)
+{
+    struct MHD_Response *response = MHD_create_response_from_buffer(length, body, MHD_RESPMEM_MUST_FREE);
+    if (response == NULL) free(body);
+    return send_response(connection, status, response, etag);
+}
+
+static enum MHD_Result respond(struct MHD_Connection *connection, unsigned status, const char *body, size_t length,
+                               const char *etag)
+{
+    return send_response(connection, status,
+                         MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY), etag);
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url,
@@ -122,34 +258,65 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
     if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
 
     static const char not_found[] = "{\"error\":{\"code\":\"\",\"message\":{\"lang\":\"en-US\",\"value\":\"Not found\"}}}";
-    const char *key = strstr(url, "/Person(");
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || key == NULL || !open_connection())
-        return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
-    long id = strtol(key + 8, NULL, 10);
+    static const char set_suffix[] = "/Person";
     const char *host = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     if (host == NULL) host = "localhost";
+    size_t host_length = strlen(host);
+    const char *key = strstr(url, "/Person(");
+    size_t url_length = strlen(url);
+    int is_set = url_length >= sizeof set_suffix - 1 && strcmp(url + url_length - (sizeof set_suffix - 1), set_suffix) == 0;
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || (key == NULL && !is_set) || host_length > HOST_LIMIT || !open_connection())
+        return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
 
-    sqlite3_bind_int64(lookup, 1, id);
+    char etag[32];
+    if (key == NULL) {
+        // Person?$top=N: the first N people in key order, as a verbose JSON array.
+        const char *top_text = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "$top");
+        long top = top_text != NULL ? strtol(top_text, NULL, 10) : 0;
+        if (top < 1 || top > TOP_LIMIT)
+            return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
+        size_t room = PAGE_ROOM;
+        char *body = malloc(room);
+        if (body == NULL) return MHD_NO;
+        char *p = body;
+        PUT_LITERAL(p, "{\"d\":[");
+        sqlite3_bind_int64(first_page, 1, top);
+        for (int count = 0; sqlite3_step(first_page) == SQLITE_ROW; count++) {
+            size_t used = (size_t)(p - body);
+            if (room - used < ENTITY_ROOM + 4) {
+                char *larger = realloc(body, room *= 2);
+                if (larger == NULL) {
+                    free(body);
+                    sqlite3_reset(first_page);
+                    return MHD_NO;
+                }
+                body = larger;
+                p = body + used;
+            }
+            if (count > 0) *p++ = ',';
+            p = put_entity(p, first_page, host, host_length, etag);
+        }
+        sqlite3_reset(first_page);
+        PUT_LITERAL(p, "]}");
+        return respond_owned(connection, MHD_HTTP_OK, body, (size_t)(p - body), NULL);
+    }
+
+    sqlite3_bind_int64(lookup, 1, strtol(key + 8, NULL, 10));
     if (sqlite3_step(lookup) != SQLITE_ROW) {
         sqlite3_reset(lookup);
         return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
     }
-    char body[4096], etag[32];
-    snprintf(etag, sizeof etag, "W/\"%016" PRIx64 "\"", digest(lookup));
-    size_t n = (size_t)snprintf(body, sizeof body,
-        "{\"d\":{\"__metadata\":{\"uri\":\"http://%s/CarDealer.svc/Person(%ld)\",\"type\":\"edmexampleModel.Person\","
-        "\"etag\":\"W/\\\"%.16s\\\"\"},\"personID\":%lld,\"firstName\":\"", host, id, etag + 3,
-        (long long)sqlite3_column_int64(lookup, 0));
-    n += escape(body + n, sqlite3_column_text(lookup, 1), sqlite3_column_bytes(lookup, 1) > 128 ? 128 : sqlite3_column_bytes(lookup, 1));
-    n += (size_t)sprintf(body + n, "\",\"lastName\":\"");
-    n += escape(body + n, sqlite3_column_text(lookup, 2), sqlite3_column_bytes(lookup, 2) > 128 ? 128 : sqlite3_column_bytes(lookup, 2));
-    n += (size_t)sprintf(body + n, "\",\"ssn\":\"");
-    n += escape(body + n, sqlite3_column_text(lookup, 3), sqlite3_column_bytes(lookup, 3) > 128 ? 128 : sqlite3_column_bytes(lookup, 3));
-    n += (size_t)sprintf(body + n, "\",\"createDate\":\"\\/Date(%lld)\\/\",\"PersonCar\":{\"__deferred\":{\"uri\":"
-                         "\"http://%s/CarDealer.svc/Person(%ld)/PersonCar\"}}}}",
-                         (long long)sqlite3_column_int64(lookup, 4), host, id);
+    char *body = malloc(ENTITY_ROOM + 16);
+    if (body == NULL) {
+        sqlite3_reset(lookup);
+        return MHD_NO;
+    }
+    char *p = body;
+    PUT_LITERAL(p, "{\"d\":");
+    p = put_entity(p, lookup, host, host_length, etag);
+    *p++ = '}';
     sqlite3_reset(lookup);
-    return respond(connection, MHD_HTTP_OK, body, n, etag);
+    return respond_owned(connection, MHD_HTTP_OK, body, (size_t)(p - body), etag);
 }
 
 // Called by yardstick_serve once the command line is read, before the daemon starts.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The built `dealer-gateway` executable, run as a child process the way a user runs it.
+/// The built `dealer-gateway` executable, run as a child process the way a user runs it; or
+/// another server that announces itself the same way (the benchmark's C yardsticks).
 final class GatewayProcess {
     static var executable: URL {
         // Test bundles and products sit side by side in the build folder.
@@ -18,8 +19,8 @@ final class GatewayProcess {
     private(set) var port: UInt16 = 0
 
     /// - Parameter standardError: where its log goes (it logs to standard error).
-    init(arguments: [String], standardError: FileHandle = .nullDevice) throws {
-        process.executableURL = Self.executable
+    init(executable: URL = GatewayProcess.executable, arguments: [String], standardError: FileHandle = .nullDevice) throws {
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = TestGateway.repositoryRoot
         process.standardOutput = output
@@ -30,7 +31,7 @@ final class GatewayProcess {
         let handle = output.fileHandleForReading
         while true {
             let byte = handle.readData(ofLength: 1)
-            guard let first = byte.first else { throw TestFailure("dealer-gateway exited before listening") }
+            guard let first = byte.first else { throw TestFailure("\(executable.lastPathComponent) exited before listening") }
             if first == UInt8(ascii: "\n") { break }
             line.append(first)
         }

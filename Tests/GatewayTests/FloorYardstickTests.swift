@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// The benchmark's C floor (`Benchmarks/floor/floor.c`) stands for what libmicrohttpd and SQLite
+/// alone cost to answer `Person(n)` and `Person?$top=20`, and the gateway is measured against
+/// it. That means something only while the floor does the gateway's work: the same bytes, the
+/// same ETags, the same header fields. Built here with the toolchain's C compiler and run as a
+/// process on the gateway's own database file, it is asked what the gateway is asked.
+@Suite struct FloorYardstickTests {
+    @Test func theFloorAnswersWithTheGatewaysBytes() throws {
+        let gateway = try TestGateway()
+        // What the seed data lacks: text that needs escaping, text beyond ASCII, and a null.
+        let body = #"{"firstName":"Tab\there \"quoted\" back\\slash","lastName":"Line\nbreak\u0001 \u00fcn\u00efcode","#
+            + #""ssn":null,"createDate":"\/Date(1257008908440)\/"}"#
+        let created = try gateway.request("POST", "Person", headers: ["Accept": "application/json", "Content-Type": "application/json"],
+                                          body: Array(body.utf8))
+        #expect(created.status == 201, "\(created.text)")
+
+        let floor = try GatewayProcess(executable: try Self.buildFloor(in: gateway.directory),
+                                       arguments: ["--db", gateway.databasePath, "--port", "0", "--threads", "2"])
+        defer { _ = floor.stop() }
+        // Both are asked under the gateway's own Host, which the URIs in the bodies repeat.
+        let headers = ["Host": "127.0.0.1:\(gateway.port)", "Accept": "application/json"]
+        let targets = (1...61).map { "Person(\($0))" } + ["Person?$top=20", "Person?$top=1", "Person?$top=61"]
+        for target in targets {
+            let expected = try RawHTTPClient.send(port: gateway.port, target: "/CarDealer.svc/" + target, headers: headers)
+            let answered = try RawHTTPClient.send(port: floor.port, target: "/CarDealer.svc/" + target, headers: headers)
+            #expect(expected.status == 200, "\(target): \(expected.text)")
+            #expect(answered.status == expected.status, "\(target)")
+            #expect(answered.text == expected.text, "\(target)")
+            for name in ["Content-Type", "DataServiceVersion", "ETag", "Cache-Control", "X-Content-Type-Options"] {
+                #expect(answered.header(name) == expected.header(name), "\(name) of \(target)")
+            }
+        }
+        // The escapes and the null are in the page as well as in the entity.
+        #expect(try gateway.get("Person?$top=61").text.contains(#""ssn":null"#))
+    }
+
+    /// `floor.c` compiled into `folder`, with clang (which every Swift toolchain brings) or cc.
+    private static func buildFloor(in folder: URL) throws -> URL {
+        let source = TestGateway.repositoryRoot.appendingPathComponent("Benchmarks/floor/floor.c").path
+        let binary = folder.appendingPathComponent("floor")
+        let flags = try output(of: "pkg-config", ["--cflags", "--libs", "libmicrohttpd", "sqlite3"])
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let compiler = ["clang", "cc"].first { executableInPath($0) != nil } ?? "cc"
+        _ = try output(of: compiler, ["-O2", "-Wall", "-Werror", "-o", binary.path, source] + flags)
+        return binary
+    }
+
+    private static func executableInPath(_ name: String) -> URL? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// The standard output of `command`, which must succeed.
+    private static func output(of command: String, _ arguments: [String]) throws -> String {
+        guard let executable = executableInPath(command) else { throw TestFailure("\(command) is not in PATH") }
+        let process = Process()
+        let standardOutput = Pipe()
+        let standardError = Pipe()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = standardOutput
+        process.standardError = standardError
+        try process.run()
+        let printed = standardOutput.fileHandleForReading.readDataToEndOfFile()
+        let complaints = standardError.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("\(command) \(arguments.joined(separator: " ")) failed: \(String(decoding: complaints, as: UTF8.self))")
+        }
+        return String(decoding: printed, as: UTF8.self)
+    }
+}
