@@ -47,9 +47,9 @@ static int open_connection(void)
     return sqlite3_prepare_v3(connection_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &first_page, NULL) == SQLITE_OK;
 }
 
-// The body is written by appending bytes, without printf, which reads its format string on every
-// call: for a page of 20 people that cost the floor more than the gateway's whole writer. A floor
-// should cost no more than the work itself.
+// The body is written by appending bytes, without printf: with sprintf, a page of 20 people made
+// the floor slower than the gateway (0.40 of the ceiling against 0.49 in one run). A floor should
+// cost no more than the work itself.
 #define PUT_LITERAL(p, text) (memcpy((p), (text), sizeof(text) - 1), (p) += sizeof(text) - 1)
 
 static const char HEX_DIGITS[] = "0123456789abcdef";
