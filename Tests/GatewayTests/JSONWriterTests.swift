@@ -32,11 +32,29 @@ import Testing
         let hex = String(value, radix: 16)
         #expect(String(decoding: json.bytes, as: UTF8.self) == "x" + String(repeating: "0", count: 16 - hex.count) + hex)
     }
+
+    /// Appends of up to 16 bytes are copied with word loads and stores that overlap each other:
+    /// every length from none to well past that, after every offset in the buffer, and again as
+    /// a copy of what was written, must come out exactly.
+    @Test func appendsOfEveryLengthCopyExactly() {
+        let source = (0..<40).map { UInt8(65 + $0) }
+        for length in 0...source.count {
+            for offset in 0..<9 {
+                var json = JSONWriter(capacity: 1)
+                let lead = [UInt8](repeating: UInt8(ascii: "."), count: offset)
+                lead.withUnsafeBufferPointer { json.appendVerbatim($0) }
+                source.withUnsafeBufferPointer { json.appendVerbatim(UnsafeBufferPointer(rebasing: $0[0..<length])) }
+                json.repeatWritten(offset..<offset + length)
+                #expect(json.bytes == lead + source[0..<length] + source[0..<length], "length \(length) after \(offset)")
+            }
+        }
+    }
 }
 
-/// Escaping looks at eight bytes at a time and byte by byte only in a word that holds a byte to
-/// escape: every byte value, at every place in and around a word, must come out as the
-/// byte-by-byte rules of RFC 8259 say.
+/// Escaping looks at eight bytes at a time, and at the bytes after the last whole word with loads
+/// that overlap, byte by byte only where one of them holds a byte to escape: every byte value, at
+/// every place of texts shorter and longer than a word, must come out as the byte-by-byte rules
+/// of RFC 8259 say.
 @Suite struct JSONEscapingTests {
     /// What the escaper must write for `byte`, the rules spelled out one byte at a time.
     private static func expected(_ byte: UInt8) -> [UInt8] {
@@ -59,14 +77,18 @@ import Testing
         return json.bytes
     }
 
-    @Test func everyByteAtEveryPlaceOfTwoWords() {
-        // 17 bytes: two whole words and a tail, with the byte under test at each place.
-        for byte in UInt8.min...UInt8.max {
-            for place in 0..<17 {
-                var text = Array("abcdefghijklmnopq".utf8)
-                text[place] = byte
-                let want = text.flatMap(Self.expected)
-                #expect(Self.escaped(text) == want, "byte \(byte) at \(place)")
+    @Test func everyByteAtEveryPlaceOfUpToThreeWords() {
+        // 1 to 24 bytes: no whole word, one or more, with tails of every length, and the byte
+        // under test at each place.
+        let letters = Array("abcdefghijklmnopqrstuvwx".utf8)
+        for length in 1...letters.count {
+            for byte in UInt8.min...UInt8.max {
+                for place in 0..<length {
+                    var text = Array(letters[0..<length])
+                    text[place] = byte
+                    let want = text.flatMap(Self.expected)
+                    #expect(Self.escaped(text) == want, "byte \(byte) at \(place) of \(length)")
+                }
             }
         }
     }

