@@ -67,6 +67,7 @@ FLOOR_SCENARIOS = {
     "Person(n)": "C floor: Person(n) without a gateway",
     "Person?$top=20": "C floor: Person?$top=20 without a gateway",
 }
+FLOOR_OF = {floor: scenario for scenario, floor in FLOOR_SCENARIOS.items()}
 # Shorter names for the printed table; the legend under it gives the full requests.
 LABELS = {
     SCENARIOS[3][0]: "Person?$filter&$orderby&$top&$inlinecount",
@@ -473,7 +474,7 @@ def benchmark(args, servers):
                     "probe": probe(server, name, script, path, args.people),
                     "runs": []}
         if kind == "floor":
-            scenario["floorOf"] = next(of for of, floor_name in FLOOR_SCENARIOS.items() if floor_name == name)
+            scenario["floorOf"] = FLOOR_OF[name]
         scenarios.append(scenario)
     ceiling_runs = {}
     for connections in args.connections:
