@@ -2,8 +2,11 @@ import ODataStore
 
 /// The growable byte storage behind `JSONWriter`: an append is a capacity check and a copy.
 /// Array's append, with its uniqueness check and generic path on every small fragment, was a
-/// tenth of the instructions of large responses.
-final class ByteBuffer {
+/// tenth of the instructions of large responses. Noncopyable rather than a class: an `inout`
+/// writer cannot alias the bytes it stores, so the compiler need not load its count and capacity
+/// again after each store, as it must a class's fields (a `Person?$top=20` page, callgrind:
+/// 139,845 instructions as a class, 136,710 as this).
+struct ByteBuffer: ~Copyable {
     private(set) var pointer: UnsafeMutablePointer<UInt8>
     /// The end of what is written, counted from the start of storage (room kept free included).
     private(set) var count = 0
@@ -21,11 +24,11 @@ final class ByteBuffer {
     deinit { pointer.deallocate() }
 
     @inline(__always)
-    func reserve(_ extra: Int) {
+    mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(to: count + extra) }
     }
 
-    private func grow(to needed: Int) {
+    private mutating func grow(to needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
         let newPointer = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -36,14 +39,14 @@ final class ByteBuffer {
     }
 
     @inline(__always)
-    func append(_ byte: UInt8) {
+    mutating func append(_ byte: UInt8) {
         reserve(1)
         pointer[count] = byte
         count += 1
     }
 
     @inline(__always)
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         Self.copy(bytes.count, from: base, to: pointer + count)
@@ -52,7 +55,7 @@ final class ByteBuffer {
 
     /// Appends a copy of bytes already written (a range below `count`).
     @inline(__always)
-    func appendCopy(of range: Range<Int>) {
+    mutating func appendCopy(of range: Range<Int>) {
         reserve(range.count)
         Self.copy(range.count, from: pointer + range.lowerBound, to: pointer + count)
         count += range.count
@@ -88,14 +91,14 @@ final class ByteBuffer {
 
     /// The 16 lower-case hexadecimal digits of an ETag's digest (`EntityTag.writeDigits`),
     /// written in place after one capacity check.
-    func appendTagDigits(_ digest: UInt64) {
+    mutating func appendTagDigits(_ digest: UInt64) {
         reserve(16)
         EntityTag.writeDigits(of: digest, to: UnsafeMutableRawPointer(pointer + count))
         count += 16
     }
 
     /// The decimal digits of `value`, two at a time from a table of the hundred pairs.
-    func appendDecimal(_ value: UInt64) {
+    mutating func appendDecimal(_ value: UInt64) {
         reserve(20)
         // The digit count from the bit length b: b * 1233 / 4096 is b * log10(2) rounded down
         // (1233 / 4096 is log10(2) to four places), which is the count or one short of it, and
@@ -140,7 +143,7 @@ final class ByteBuffer {
     ]
 
     /// Puts `bytes` right before the content, in the room kept free at init.
-    func prepend(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func prepend(_ bytes: UnsafeBufferPointer<UInt8>) {
         precondition(bytes.count <= start, "no room kept for this prefix")
         start -= bytes.count
         guard let base = bytes.baseAddress else { return }

@@ -1,8 +1,8 @@
 /// Appends JSON text straight to a byte buffer: no intermediate objects, no Foundation on the
 /// hot path. The caller writes structure; this type gets escaping and numbers right.
-/// A writer is used by one function at a time and never copied: its storage is not copied on write.
-public struct JSONWriter {
-    private let buffer: ByteBuffer
+/// Noncopyable: it owns its storage, which it frees when it ends.
+public struct JSONWriter: ~Copyable {
+    private var buffer: ByteBuffer
 
     public init(capacity: Int = 1024) { buffer = ByteBuffer(capacity: capacity) }
 
