@@ -1,4 +1,6 @@
+import EDM
 import ODataSerialization
+import ODataStore
 import Testing
 
 /// The number writers emit digits straight into the buffer (two at a time for decimals, one
@@ -108,5 +110,73 @@ import Testing
         #expect(Self.escaped(quotes) == quotes.flatMap(Self.expected))
         let controls = Array(UInt8(0)...UInt8(0x1F)) + Array(UInt8(0)...UInt8(0x1F))
         #expect(Self.escaped(controls) == controls.flatMap(Self.expected))
+    }
+}
+
+/// `storedColumn` writes the kinds of bounded size (null, numbers, booleans, dates, text of up
+/// to 30 bytes that needs no escape) into room reserved once, without a check per byte, and
+/// hands the rest to the checked writer. Every length on both sides of that cut, with and
+/// without a byte to escape, must come out as `string` writes the same text; and the bounded
+/// kinds at their widest must fit the room (debug builds stop at a write beyond it).
+@Suite struct StoredColumnTests {
+    private static func written(_ column: StoredColumn, type: PrimitiveType, after lead: Int = 0) -> String {
+        var json = JSONWriter(capacity: 1)
+        for _ in 0..<lead { json.byte(UInt8(ascii: ".")) }
+        json.storedColumn(column, type: type)
+        return String(decoding: json.bytes.dropFirst(lead), as: UTF8.self)
+    }
+
+    private static func asString(_ text: String) -> String {
+        var json = JSONWriter(capacity: 1)
+        json.string(text)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    @Test(arguments: [PrimitiveType.string, .guid, .decimal])
+    func textOfEveryLengthAroundTheBoundedCut(type: PrimitiveType) {
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH".utf8)
+        for length in 0...letters.count {
+            var variants = [Array(letters[0..<length])]
+            for place in 0..<length {
+                for byte in [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x01, 0x1F] {
+                    var text = Array(letters[0..<length])
+                    text[place] = byte
+                    variants.append(text)
+                }
+            }
+            for text in variants {
+                let expected = Self.asString(String(decoding: text, as: UTF8.self))
+                for lead in [0, 5] {
+                    let actual = text.withUnsafeBufferPointer { Self.written(.text($0), type: type, after: lead) }
+                    #expect(actual == expected, "\(type) text of \(length) bytes after \(lead): \(text)")
+                }
+            }
+        }
+    }
+
+    @Test func multibyteTextPassesAsItIs() {
+        for text in ["€", "ü日本語", "テキスト😀", "日本語テキスト日本語テキスト", "€€€€€€€€€€"] {
+            let utf8 = Array(text.utf8)
+            #expect(utf8.withUnsafeBufferPointer { Self.written(.text($0), type: .string) } == "\"" + text + "\"")
+        }
+    }
+
+    /// The widest value of each bounded kind, in a writer that has to grow for it.
+    @Test func boundedKindsAtTheirWidest() {
+        #expect(Self.written(.null, type: .string) == "null")
+        #expect(Self.written(.null, type: .dateTime) == "null")
+        #expect(Self.written(.integer(1), type: .boolean) == "true")
+        #expect(Self.written(.integer(0), type: .boolean) == "false")
+        #expect(Self.written(.integer(-2_147_483_648), type: .int32) == "-2147483648")
+        #expect(Self.written(.integer(-32_768), type: .int16) == "-32768")
+        #expect(Self.written(.integer(-128), type: .sByte) == "-128")
+        #expect(Self.written(.integer(255), type: .byte) == "255")
+        #expect(Self.written(.integer(Int64.min), type: .int64) == "\"-9223372036854775808\"")
+        #expect(Self.written(.integer(Int64.max), type: .int64) == "\"9223372036854775807\"")
+        // 32 bytes, the whole room: `"\/Date(` and `)\/"` around a sign and 19 digits.
+        let widestDate = Self.written(.integer(Int64.min), type: .dateTime, after: 3)
+        #expect(widestDate == "\"\\/Date(-9223372036854775808)\\/\"")
+        #expect(widestDate.utf8.count == 32)
+        #expect(Self.written(.integer(-62_135_596_800_000), type: .dateTime) == "\"\\/Date(-62135596800000)\\/\"")
     }
 }

@@ -53,6 +53,13 @@ struct ByteBuffer: ~Copyable {
         count += bytes.count
     }
 
+    /// Bytes already written (a range below `count`).
+    @inline(__always)
+    func written(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        assert(range.upperBound <= count)
+        return UnsafeBufferPointer(start: pointer + range.lowerBound, count: range.count)
+    }
+
     /// Appends a copy of bytes already written (a range below `count`).
     @inline(__always)
     mutating func appendCopy(of range: Range<Int>) {
@@ -89,17 +96,26 @@ struct ByteBuffer: ~Copyable {
         }
     }
 
-    /// The 16 lower-case hexadecimal digits of an ETag's digest (`EntityTag.writeDigits`),
-    /// written in place after one capacity check.
-    mutating func appendTagDigits(_ digest: UInt64) {
-        reserve(16)
-        EntityTag.writeDigits(of: digest, to: UnsafeMutableRawPointer(pointer + count))
-        count += 16
+    /// Room for `extra` more bytes, written through the result without a check each and made
+    /// part of the content by `commit`. Any other append in between may move the storage.
+    @inline(__always)
+    mutating func reserved(_ extra: Int) -> ReservedBytes {
+        reserve(extra)
+        return ReservedBytes(position: pointer + count, limit: pointer + count + extra)
     }
 
-    /// The decimal digits of `value`, two at a time from a table of the hundred pairs.
-    mutating func appendDecimal(_ value: UInt64) {
-        reserve(20)
+    /// Makes what was written through `reserved` part of the content.
+    @inline(__always)
+    mutating func commit(_ reserved: ReservedBytes) {
+        assert(reserved.position >= pointer + count && reserved.position <= pointer + capacity,
+               "a reservation in storage that has since moved")
+        count = reserved.position - pointer
+    }
+
+    /// Writes the decimal digits of `value` at `out`, two at a time from a table of the hundred
+    /// pairs, and returns how many it wrote (at most 20).
+    @inline(__always)
+    static func writeDecimal(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         // The digit count from the bit length b: b * 1233 / 4096 is b * log10(2) rounded down
         // (1233 / 4096 is log10(2) to four places), which is the count or one short of it, and
         // one short exactly when `value` reaches the next power of ten. A loop over the powers
@@ -112,7 +128,6 @@ struct ByteBuffer: ~Copyable {
             8081828384858687888990919293949596979899
             """
         let table = pairs.utf8Start
-        let out = pointer + count
         var rest = value
         var end = digits
         while rest >= 100 {
@@ -129,7 +144,7 @@ struct ByteBuffer: ~Copyable {
         } else {
             out[end - 1] = UInt8(ascii: "0") + UInt8(rest)
         }
-        count += digits
+        return digits
     }
 
     /// 10^0 through 10^19, the largest power of ten below UInt64.max. Written out: a literal

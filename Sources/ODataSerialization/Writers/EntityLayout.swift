@@ -37,6 +37,24 @@ final class EntityLayout: @unchecked Sendable {
     /// For a type whose key is one Int32 (or smaller) property: that key's column and `Set(`,
     /// so that an entity's URI is written from the row without building its key literal.
     let integerKey: (column: Int, setPrefix: Range<Int>)?
+    /// What an entity writes of bounded size after its URI, but for the URI's copies in
+    /// deferred links (`boundedBytes(uriLength:)`): the closing quote, the type, the ETag, each
+    /// property's name with room for a value of bounded size, each navigation property's name
+    /// with a deferred link around its suffix, and the closing brace.
+    private let boundedBytesBesideURIs: Int
+
+    /// Room for everything of bounded size that an entity writes after its URI of `uriLength`
+    /// bytes (`VerboseJSONSerializer.entity`).
+    @inline(__always)
+    func boundedBytes(uriLength: Int) -> Int { boundedBytesBesideURIs + uriLength * navigations.count }
+
+    /// `W/"<digits>"` as a JSON string field, around the digest's 16 digits: named once, for
+    /// the writer and for the bound it reserves.
+    static var eTagOpening: StaticString { ",\"etag\":\"W/\\\"" }
+    static var eTagClosing: StaticString { "\\\"\"" }
+    /// A deferred link, around the entity's URI and the navigation property's suffix.
+    static var deferredOpening: StaticString { "{\"__deferred\":{\"uri\":\"" }
+    static var deferredClosing: StaticString { "\"}}" }
 
     init(_ type: EntityType) {
         var json = JSONWriter()
@@ -65,6 +83,11 @@ final class EntityLayout: @unchecked Sendable {
         } else {
             integerKey = nil
         }
+        let eTag = Self.eTagOpening.utf8CodeUnitCount + 16 + Self.eTagClosing.utf8CodeUnitCount
+        let deferredLink = Self.deferredOpening.utf8CodeUnitCount + Self.deferredClosing.utf8CodeUnitCount
+        boundedBytesBesideURIs = 1 + typeField.count + eTag + 1
+            + properties.reduce(0) { $0 + ($1.end - $1.start) + ReservedBytes.storedColumnBound }
+            + navigations.reduce(0) { $0 + $1.field.count + deferredLink + $1.suffix.count } + 1
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: json.count)
         _ = storage.initialize(from: json.bytes)
         fragments = UnsafeBufferPointer(storage)

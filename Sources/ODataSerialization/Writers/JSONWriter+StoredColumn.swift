@@ -5,21 +5,16 @@ extension JSONWriter {
     /// Writes a stored column value in the verbose JSON form of its EDM type, straight from
     /// where it is stored: the common types without building an `EDMValue` or a String first.
     public mutating func storedColumn(_ column: StoredColumn, type: PrimitiveType) {
+        var room = reserve(ReservedBytes.storedColumnBound)
+        let written = room.putStoredColumn(column, type: type)
+        commit(room)
+        if !written { storedColumnOfUnboundedSize(column, type: type) }
+    }
+
+    /// The stored columns that `ReservedBytes.putStoredColumn` leaves: text, which is escaped,
+    /// and the types written through `EDMValue`.
+    mutating func storedColumnOfUnboundedSize(_ column: StoredColumn, type: PrimitiveType) {
         switch (column, type) {
-        case (.null, _):
-            raw("null")
-        case (.integer(let i), .byte), (.integer(let i), .sByte), (.integer(let i), .int16), (.integer(let i), .int32):
-            integer(i)
-        case (.integer(let i), .boolean):
-            i != 0 ? raw("true") : raw("false")
-        case (.integer(let i), .int64):
-            byte(UInt8(ascii: "\""))
-            integer(i)
-            byte(UInt8(ascii: "\""))
-        case (.integer(let i), .dateTime):
-            raw("\"\\/Date(")
-            integer(i)
-            raw(")\\/\"")
         case (.text(let utf8), .string), (.text(let utf8), .guid), (.text(let utf8), .decimal):
             byte(UInt8(ascii: "\""))
             appendEscaped(utf8)
@@ -33,5 +28,38 @@ extension JSONWriter {
     @inline(__always)
     mutating func appendVerbatim(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         appendVerbatim(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+}
+
+extension ReservedBytes {
+    /// Writes `column` when its JSON has a bounded size, at most `storedColumnBound` bytes
+    /// (null, integers, booleans, dates, and short text that needs no escape), and answers
+    /// whether it did; the rest is for `JSONWriter.storedColumnOfUnboundedSize`.
+    @inline(__always)
+    mutating func putStoredColumn(_ column: StoredColumn, type: PrimitiveType) -> Bool {
+        switch (column, type) {
+        case (.null, _):
+            put("null")
+        case (.integer(let i), .byte), (.integer(let i), .sByte), (.integer(let i), .int16), (.integer(let i), .int32):
+            putInteger(i)
+        case (.integer(let i), .boolean):
+            i != 0 ? put("true") : put("false")
+        case (.integer(let i), .int64):
+            put(UInt8(ascii: "\""))
+            putInteger(i)
+            put(UInt8(ascii: "\""))
+        case (.integer(let i), .dateTime):
+            put("\"\\/Date(")
+            putInteger(i)
+            put(")\\/\"")
+        case (.text(let utf8), .string), (.text(let utf8), .guid), (.text(let utf8), .decimal):
+            guard utf8.count <= ReservedBytes.storedColumnBound - 2, JSONWriter.needsNoEscape(utf8) else { return false }
+            put(UInt8(ascii: "\""))
+            put(utf8)
+            put(UInt8(ascii: "\""))
+        default:
+            return false
+        }
+        return true
     }
 }

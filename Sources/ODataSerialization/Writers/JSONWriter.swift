@@ -68,6 +68,21 @@ public struct JSONWriter: ~Copyable {
         if count > start { buffer.append(UnsafeBufferPointer(start: base + start, count: count - start)) }
     }
 
+    /// Whether no byte of `utf8` needs an escape, tested a word at a time as `appendEscaped`
+    /// tests them: text that passes can be copied as it is (`ReservedBytes.putStoredColumn`).
+    @inline(__always)
+    static func needsNoEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return true }
+        let count = utf8.count
+        guard count >= 4 else { return !utf8.contains { needsEscape($0) } }
+        var index = 0
+        while index + 8 <= count {
+            if needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { return false }
+            index += 8
+        }
+        return index == count || !mayNeedEscape(tailOf: UnsafeRawPointer(base), count: count)
+    }
+
     /// Whether a byte among the last eight of the `count` at `base` (all of them, when fewer)
     /// may need an escape; below four bytes it answers yes without looking.
     @inline(__always)
@@ -110,6 +125,11 @@ public struct JSONWriter: ~Copyable {
 
     public mutating func appendVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { buffer.append(utf8) }
 
+    /// What was written at `range` (which lies before the current end), valid until the next
+    /// write that may move the storage.
+    @inline(__always)
+    func written(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { buffer.written(range) }
+
     /// Writes again what was written at `range` (which lies before the current end).
     public mutating func repeatWritten(_ range: Range<Int>) { buffer.appendCopy(of: range) }
 
@@ -121,13 +141,27 @@ public struct JSONWriter: ~Copyable {
 
     /// Decimal digits written straight into the buffer, without a String in between.
     public mutating func integer(_ value: Int64) {
-        if value < 0 { buffer.append(UInt8(ascii: "-")) }
-        buffer.appendDecimal(value.magnitude)
+        var room = buffer.reserved(20)
+        room.putInteger(value)
+        buffer.commit(room)
     }
 
     /// The 16 lower-case hexadecimal digits of `value`, leading zeros included, as an ETag
     /// spells its digest (`EntityTag.writeDigits`).
-    public mutating func hexadecimal(_ value: UInt64) { buffer.appendTagDigits(value) }
+    public mutating func hexadecimal(_ value: UInt64) {
+        var room = buffer.reserved(16)
+        room.putTagDigits(value)
+        buffer.commit(room)
+    }
+
+    /// Room for `count` more bytes, written through the result without a capacity check each
+    /// (`ReservedBytes`) and made part of the document by `commit`. Any other write in between
+    /// may move the storage: commit first, and reserve again after it.
+    @inline(__always)
+    mutating func reserve(_ count: Int) -> ReservedBytes { buffer.reserved(count) }
+
+    @inline(__always)
+    mutating func commit(_ room: ReservedBytes) { buffer.commit(room) }
 
     public mutating func text(_ value: String) {
         var value = value

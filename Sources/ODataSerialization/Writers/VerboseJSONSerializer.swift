@@ -35,16 +35,19 @@ public struct VerboseJSONSerializer {
     private func writeEntityURI<Entity: EntityColumns>(_ entity: Entity, layout: EntityLayout, fragments: UnsafeBufferPointer<UInt8>,
                                                       into json: inout JSONWriter) -> Range<Int> {
         let start = json.count
-        json.appendVerbatim(rootJSON)
         var integerKey: Int64?
         if let key = layout.integerKey {
             entity.withColumn(key.column) { column in if case .integer(let value) = column { integerKey = value } }
         }
         if let integerKey, let setPrefix = layout.integerKey?.setPrefix {
-            json.appendVerbatim(fragments, setPrefix)
-            json.integer(integerKey)
-            json.byte(UInt8(ascii: ")"))
+            var room = json.reserve(rootJSON.count + setPrefix.count + 21)
+            rootJSON.withUnsafeBufferPointer { room.put($0) }
+            room.put(fragments, setPrefix)
+            room.putInteger(integerKey)
+            room.put(UInt8(ascii: ")"))
+            json.commit(room)
         } else {
+            json.appendVerbatim(rootJSON)
             json.text(uris.relativeURI(type: entity.type, key: entity.keyValues))
         }
         return start..<json.count
@@ -216,42 +219,61 @@ public struct VerboseJSONSerializer {
         written.ranges[ObjectIdentifier(record)] = start..<json.count
     }
 
+    /// One entity. What has a bounded size (names, numbers, the URI, the ETag, deferred links)
+    /// is written into room reserved once (`ReservedBytes`); the room is committed before text
+    /// and expansions, which the writer appends with its own checks, and reserved again after.
     func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
                                        written: WrittenEntities? = nil, tagDigest: UInt64? = nil) {
         layouts.withLayout(for: record) { layout in
             let fragments = layout.fragments
             json.raw("{\"__metadata\":{\"uri\":\"")
             let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
-            json.byte(UInt8(ascii: "\""))
-            json.appendVerbatim(fragments, layout.typeField)
+            let bound = layout.boundedBytes(uriLength: uri.count)
+            var room = json.reserve(bound)
+            room.put(UInt8(ascii: "\""))
+            room.put(fragments, layout.typeField)
             if writesETags {
                 // `W/"<digits>"` as a JSON string, written from the digest without a String.
-                json.raw(",\"etag\":\"W/\\\"")
-                json.hexadecimal(tagDigest ?? record.tagDigest)
-                json.raw("\\\"\"")
+                room.put(EntityLayout.eTagOpening)
+                room.putTagDigits(tagDigest ?? record.tagDigest)
+                room.put(EntityLayout.eTagClosing)
             }
-            json.raw("}")
+            room.put(UInt8(ascii: "}"))
             for (index, field) in layout.properties.enumerated() {
                 if let select, !select.includes(property: record.type.properties[index].name) { continue }
-                json.appendVerbatim(fragments, field.start..<field.end)
-                record.withColumn(field.columnIndex) { json.storedColumn($0, type: field.type) }
+                room.put(fragments, field.start..<field.end)
+                record.withColumn(field.columnIndex) { column in
+                    if !room.putStoredColumn(column, type: field.type) {
+                        json.commit(room)
+                        json.storedColumnOfUnboundedSize(column, type: field.type)
+                        room = json.reserve(bound)
+                    }
+                }
             }
             for navigation in layout.navigations {
                 navigation.property._withUnsafeGuaranteedRef { nav in
                     if let select, !select.includes(navigation: nav.name) { return }
-                    json.appendVerbatim(fragments, navigation.field)
-                    switch record.expansion(of: nav) {
-                    case .single(let related)?:
+                    room.put(fragments, navigation.field)
+                    guard let expansion = record.expansion(of: nav) else {
+                        room.put(EntityLayout.deferredOpening)
+                        room.put(json.written(uri))
+                        room.put(fragments, navigation.suffix)
+                        room.put(EntityLayout.deferredClosing)
+                        return
+                    }
+                    json.commit(room)
+                    switch expansion {
+                    case .single(let related):
                         if let related {
                             expanded(related, select: select?.child(nav.name), into: &json, written: written)
                         } else {
                             json.raw("null")
                         }
-                    case .collection(let related)?:
+                    case .collection(let related):
                         if version == .v2 { json.raw("{\"results\":") }
                         entityArray(related, select: select?.child(nav.name), into: &json, written: written)
                         if version == .v2 { json.raw("}") }
-                    case .lent(let related)?:
+                    case .lent(let related):
                         if version == .v2 { json.raw("{\"results\":") }
                         json.raw("[")
                         let start = json.count
@@ -261,15 +283,12 @@ public struct VerboseJSONSerializer {
                         }
                         json.raw("]")
                         if version == .v2 { json.raw("}") }
-                    case nil:
-                        json.raw("{\"__deferred\":{\"uri\":\"")
-                        json.repeatWritten(uri)
-                        json.appendVerbatim(fragments, navigation.suffix)
-                        json.raw("\"}}")
                     }
+                    room = json.reserve(bound)
                 }
             }
-            json.raw("}")
+            room.put(UInt8(ascii: "}"))
+            json.commit(room)
         }
     }
 }
