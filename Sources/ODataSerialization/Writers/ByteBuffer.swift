@@ -1,5 +1,3 @@
-import ODataStore
-
 /// The growable byte storage behind `JSONWriter`: an append is a capacity check and a copy.
 /// Array's append, with its uniqueness check and generic path on every small fragment, was a
 /// tenth of the instructions of large responses. Noncopyable rather than a class: an `inout`

@@ -63,8 +63,4 @@ struct ReservedBytes {
         EntityTag.writeDigits(of: digest, to: UnsafeMutableRawPointer(position))
         position += 16
     }
-
-    /// The most a stored column of a bounded kind takes (`putStoredColumn`): a date's
-    /// `"\/Date(` and `)\/"` around a signed 19-digit number, or 30 bytes of text in quotes.
-    static let storedColumnBound = 32
 }
