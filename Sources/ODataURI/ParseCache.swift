@@ -18,7 +18,9 @@
 /// Its methods are `@inlinable`, so that the module using the cache specializes them for its
 /// `Derived`: called generic across modules, each lookup asked the runtime for type metadata.
 public final class ParseCache<Derived> {
-    public struct Entry {
+    /// A class: a hit hands out one reference rather than a copy of the parse, which
+    /// retained each of its parts (the path, the options' trees) again on every request.
+    public final class Entry {
         public let info: UriInfo
         public let derived: Derived
 

@@ -153,7 +153,6 @@ public final class ODataService: @unchecked Sendable {
         let parsed = try parseCaches.get().entry(for: request.target, parse: { () throws(URIError) in
             try uriParser.parse(path: relative, query: request.query)
         }, derive: { _ in QueryMemo() })
-        let info = parsed.info
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
                                                              maxDataServiceVersion: request.header(.maxDataServiceVersion))
         var method = request.method
@@ -163,8 +162,7 @@ public final class ODataService: @unchecked Sendable {
             }
             method = tunnelled
         }
-        let context = RequestContext(request: request, info: info, queryMemo: parsed.derived,
-                                     uris: try entityURIs(for: request), maxVersion: maxVersion)
+        let context = RequestContext(request: request, parse: parsed, uris: try entityURIs(for: request), maxVersion: maxVersion)
         return (context, method)
     }
 
@@ -210,14 +208,16 @@ public final class ODataService: @unchecked Sendable {
 /// What every processing step of one request needs to know.
 struct RequestContext {
     let request: HTTPRequest
-    let info: UriInfo
-    /// The SQL of the target's queries, kept with its parse for the next request like it.
-    let queryMemo: QueryMemo
+    /// The target's parse, and the SQL of its queries kept with it for the next request like it:
+    /// held as the cache's entry, one reference, rather than copied out of it.
+    let parse: ParseCache<QueryMemo>.Entry
     /// URIs below the service root the client used.
     let uris: EntityURIs
     /// The request's MaxDataServiceVersion (major), 2 when it sent none.
     let maxVersion: Int
 
+    var info: UriInfo { parse.info }
+    var queryMemo: QueryMemo { parse.derived }
     var serviceRoot: String { uris.serviceRoot }
 }
 
