@@ -26,7 +26,9 @@ extension ODataService {
             }
             let request = context.request
             response.hold = CommitHold(commit: commit) { [self] failure in
-                finished(errorResponse(ServiceError(failure: failure), request: request), for: request)
+                var failed = errorResponse(ServiceError(failure: failure), request: request)
+                finish(&failed, for: request)
+                return failed
             }
             return response
         } catch {
