@@ -225,6 +225,11 @@ extension ODataService {
     }
 
     func ok(_ body: [UInt8], type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
+        // A JSON response without an ETag (a collection, most of all) shares its header list:
+        // building one cost an array and its four fields on every page.
+        if etag == nil, type == jsonType {
+            return HTTPResponse(status: 200, headers: version == .v1 ? ODataService.jsonHeadersV1 : ODataService.jsonHeadersV2, body: body)
+        }
         // One array of the right size, not a literal and then a concatenation, and no array
         // for the ETag: an entity's response allocated one for it, besides the one here.
         var headers: [(String, String)] = []
@@ -236,6 +241,16 @@ extension ODataService {
         if let etag { headers.append(("ETag", etag)) }
         return HTTPResponse(status: 200, headers: headers, body: body)
     }
+
+    private var jsonType: String { "application/json;charset=utf-8" }
+    private static let jsonHeadersV1: [(String, String)] = [
+        ("Content-Type", "application/json;charset=utf-8"), ("DataServiceVersion", ResponseVersion.v1.headerValue),
+        ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
+    ]
+    private static let jsonHeadersV2: [(String, String)] = [
+        ("Content-Type", "application/json;charset=utf-8"), ("DataServiceVersion", ResponseVersion.v2.headerValue),
+        ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
+    ]
 }
 
 /// Percent-encoding for a query option value: everything but unreserved characters and the
