@@ -46,9 +46,15 @@ import Testing
     }
 
     @Test func unknownServiceRootIsNotFound() throws {
-        let response = try gateway.request("GET", "/Other.svc/Person")
-        #expect(response.status == 404)
-        _ = try response.errorMessage()
+        for target in ["/Other.svc/Person", "/CarDealer.svcX/Person", "/CarDealer.sv", "/Other.svc?x=/CarDealer.svc/Person"] {
+            let response = try gateway.request("GET", target)
+            #expect(response.status == 404, "\(target): \(response.text)")
+            #expect(try response.errorMessage().contains("service root"), "\(target)")
+        }
+        // The root itself, with or without its slash or a query, is the service document.
+        for target in ["/CarDealer.svc", "/CarDealer.svc/", "/CarDealer.svc?$format=json"] {
+            #expect(try gateway.request("GET", target).status == 200, "\(target)")
+        }
     }
 
     @Test func methodNotAllowed() throws {

@@ -42,4 +42,20 @@ import Testing
         #expect(request.header(.accept) == "text/plain")
         #expect(request.header(.host) == nil)
     }
+
+    /// The service root is a whole path segment: `/CarDealer.svcX` is not below `/CarDealer.svc`,
+    /// and a `?` or `/` right after it ends the root.
+    @Test func aPathIsBelowARootOnlyAtASegmentBoundary() {
+        let root = "/CarDealer.svc"
+        let below = ["/CarDealer.svc", "/CarDealer.svc/", "/CarDealer.svc/Person(1)", "/CarDealer.svc?$format=json",
+                     "/CarDealer.svc/?x=/Other", "/CarDealer.svc/Person?$filter=a eq '/'"]
+        let notBelow = ["/", "", "/CarDealer.sv", "/CarDealer.svcX", "/CarDealer.svcX/Person", "/Other.svc/CarDealer.svc",
+                        "/cardealer.svc/Person", "/Other?/CarDealer.svc", "CarDealer.svc/Person"]
+        for target in below { #expect(HTTPRequest(method: "GET", target: target).pathIsBelow(root), "\(target)") }
+        for target in notBelow { #expect(!HTTPRequest(method: "GET", target: target).pathIsBelow(root), "\(target)") }
+        // An empty root has every absolute path below it; a root of other bytes is compared as bytes.
+        #expect(HTTPRequest(method: "GET", target: "/x").pathIsBelow(""))
+        #expect(HTTPRequest(method: "GET", target: "/Caf\u{E9}.svc/x").pathIsBelow("/Caf\u{E9}.svc"))
+        #expect(!HTTPRequest(method: "GET", target: "/Cafe.svc/x").pathIsBelow("/Caf\u{E9}.svc"))
+    }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A request as the server received it: nothing decoded or interpreted yet.
 public struct HTTPRequest: Sendable {
     public var method: String
@@ -19,16 +23,17 @@ public struct HTTPRequest: Sendable {
         self.target = target
         self.headerFields = headerFields
         self.body = body
-        queryMark = HTTPRequest.queryMark(in: target)
+        let markOffset = HTTPRequest.queryMarkOffset(in: target)
+        pathLength = markOffset ?? target.utf8.count
+        queryMark = markOffset.map { target.utf8.index(target.startIndex, offsetBy: $0) }
         self.knownFields = knownFields
     }
 
-    /// Where `?` is in `target`, searched in the string's own bytes: the generic UTF-8 view
-    /// search cost more than the rest of building the request.
-    private static func queryMark(in target: String) -> String.Index? {
-        let offset = target.utf8.withContiguousStorageIfAvailable { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
+    /// Where `?` is in `target`, in bytes, searched in the string's own bytes: the generic
+    /// UTF-8 view search cost more than the rest of building the request.
+    private static func queryMarkOffset(in target: String) -> Int? {
+        target.utf8.withContiguousStorageIfAvailable { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
             ?? target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target.utf8.distance(from: target.startIndex, to: $0) }
-        return offset.map { target.utf8.index(target.startIndex, offsetBy: $0) }
     }
 
     public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
@@ -68,9 +73,28 @@ public struct HTTPRequest: Sendable {
         queryMark.map { target[target.index(after: $0)...] } ?? ""
     }
 
+    /// Whether the path is `root` itself or below it (`root/...`). Compared as bytes, in place:
+    /// the path as a `Substring` and a character-wise comparison cost a few hundred
+    /// instructions of every request.
+    public func pathIsBelow(_ root: String) -> Bool {
+        let rootLength = root.utf8.count
+        guard pathLength >= rootLength else { return false }
+        let below: Bool? = target.utf8.withContiguousStorageIfAvailable { path in
+            root.utf8.withContiguousStorageIfAvailable { wanted in
+                (rootLength == 0 || memcmp(path.baseAddress!, wanted.baseAddress!, rootLength) == 0)
+                    && (pathLength == rootLength || path[rootLength] == UInt8(ascii: "/"))
+            }
+        } ?? nil
+        if let below { return below }
+        let path = target.utf8.prefix(pathLength)
+        return path.starts(with: root.utf8) && (pathLength == rootLength || path.dropFirst(rootLength).first == UInt8(ascii: "/"))
+    }
+
     /// Where the query begins, found once (as bytes: a Character search would segment
     /// graphemes); the path and the query are asked for several times per request.
     private let queryMark: String.Index?
+    /// The length of the path in bytes: up to `queryMark`, or the whole target.
+    private let pathLength: Int
     /// Where in `headerFields` each `KnownHeader` is first, by its raw value. A vector of
     /// bytes rather than an array: copying a request copies it without reference counting.
     private let knownFields: SIMD16<UInt8>
