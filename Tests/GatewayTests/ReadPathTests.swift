@@ -1,4 +1,5 @@
 import Foundation
+@testable import ODataHTTP
 @testable import ODataStore
 import ODataURI
 import Testing
@@ -101,6 +102,29 @@ import Testing
         #expect(first == before)
         #expect(second == before, "the insert committed during the read is not in its snapshot")
         #expect(try people() != before, "the next read sees it")
+    }
+
+    /// Which GETs run in a read transaction of their own (BEGIN ... COMMIT): those that may run
+    /// more than one statement, so that they see one snapshot; a lone statement is already one.
+    @Test func readsOfSeveralStatementsAndOnlyThoseRunInATransaction() throws {
+        let parser = UriParser(model: gateway.model)
+        func several(_ target: String) throws -> Bool {
+            let (path, query) = target.firstIndex(of: "?").map { (target[..<$0], target[target.index(after: $0)...]) }
+                ?? (Substring(target), "")
+            return ODataService.readsSeveralStatements(try parser.parse(path: path, query: query))
+        }
+        // A page and its count; the parent entity of an empty page; expansions; $count below an
+        // entity; links.
+        for target in ["Person?$inlinecount=allpages", "Person?$top=2&$inlinecount=allpages", "Person(1)/PersonCar",
+                       "Person?$expand=PersonCar", "PersonCar?$expand=Car", "Person(1)/PersonCar/$count", "Person/$count",
+                       "Person(1)/$links/PersonCar"] {
+            #expect(try several(target), "\(target)")
+        }
+        // One statement each: a page of a set, filtered, ordered, paged by token; an entity.
+        for target in ["Person", "Person?$top=20", "Person?$filter=lastName eq 'Samson'&$orderby=firstName&$top=20",
+                       "Person?$skiptoken=3L", "Person(1)", "Person(1)/firstName", "$metadata", ""] {
+            #expect(try !several(target), "\(target)")
+        }
     }
 
     /// A single entity's streamed expansions run without BEGIN and COMMIT, while the entity's
