@@ -381,6 +381,12 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
-    let methodName = state.tooLarge ? "$TOO_LARGE" : (method.map { String(cString: $0) } ?? "GET")
+    let methodName = state.tooLarge ? "$TOO_LARGE" : method.map(methodName(_:)) ?? "GET"
     return server.respond(connection, server.handler(state.request(method: methodName)), state)
+}
+
+/// The request's method as a String; GET, by far the most frequent, as a literal, which costs no
+/// copy of the C string (about 200 instructions a request, callgrind).
+private func methodName(_ method: UnsafePointer<CChar>) -> String {
+    strcmp(method, "GET") == 0 ? "GET" : String(cString: method)
 }
