@@ -51,6 +51,23 @@ import Testing
             }
         }
     }
+
+    /// The bytes handed over without a copy are exactly what was written: after growing from a
+    /// small capacity, and without the part of the room kept for a prefix that was not used.
+    @Test(arguments: [0, 5, 16, 32])
+    func serializedBytesAreWhatWasWritten(prefixRoom: Int) {
+        var json = prefixRoom == 0 ? JSONWriter(capacity: 1) : JSONWriter(capacity: 1, reservingPrefix: prefixRoom)
+        let text = (0..<300).map { _ in "[\"a\",1]," }.joined()
+        json.raw("[")
+        json.appendVerbatim(Array(text.utf8))
+        json.raw("]")
+        if prefixRoom >= 5 { json.prepend("{\"d\":") }
+        let expected = Array(((prefixRoom >= 5 ? "{\"d\":" : "") + "[" + text + "]").utf8)
+        #expect(json.bytes == expected)
+        let serialized = json.serialized()
+        #expect(serialized.array == expected)
+        #expect(serialized.bytes.count == expected.count)
+    }
 }
 
 /// Escaping looks at eight bytes at a time, and at the bytes after the last whole word with loads

@@ -166,16 +166,17 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     fileprivate func send(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
-        // libmicrohttpd sends the body from the array's own storage, which a retained
-        // `ResponseBody` keeps alive and unchanged until libmicrohttpd lets the response go.
-        // Copying it (MHD_RESPMEM_MUST_COPY) cost a malloc, a memcpy and a free per response.
-        let body = Unmanaged.passRetained(ResponseBody(response.body))
-        let mhdResponse = body.takeUnretainedValue().bytes.withUnsafeBytes { raw in
-            MHD_create_response_from_buffer_with_free_callback_cls(
-                raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), releaseResponseBody, body.toOpaque())
-        }
-        guard let mhdResponse else {
-            body.release()
+        // libmicrohttpd sends the body from its own storage: a serializer's buffer lent as it
+        // is, or an array's, which a retained box keeps alive and unchanged until libmicrohttpd
+        // lets the response go. Copying it (MHD_RESPMEM_MUST_COPY) cost a malloc, a memcpy and
+        // a free per response.
+        let lent: any LentBody = response.lentBody ?? ArrayBody(response.body)
+        let retained = Unmanaged.passRetained(lent as AnyObject)
+        let bytes = lent.bytes
+        guard let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), releaseLentBody, retained.toOpaque())
+        else {
+            retained.release()
             return MHD_Result.NO
         }
         // By index, not `for (name, value) in`: that copied each field through the generic
@@ -275,18 +276,20 @@ private final class RequestState {
     }
 }
 
-/// A response's body while libmicrohttpd sends it. The array is never mutated and this box holds
-/// it, so its storage neither moves nor goes away before `releaseResponseBody`.
-private final class ResponseBody {
-    let bytes: [UInt8]
+/// An array body while libmicrohttpd sends it. The array is never mutated and this box holds
+/// it, so its storage neither moves nor goes away before `releaseLentBody`.
+private final class ArrayBody: LentBody {
+    let array: [UInt8]
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ array: [UInt8]) { self.array = array }
+
+    var bytes: UnsafeBufferPointer<UInt8> { array.withUnsafeBufferPointer { $0 } }
 }
 
 /// libmicrohttpd's free callback for a body it was lent: called once, when the response is destroyed.
-private let releaseResponseBody: MHD_ContentReaderFreeCallback = { context in
+private let releaseLentBody: MHD_ContentReaderFreeCallback = { context in
     guard let context else { return }
-    Unmanaged<ResponseBody>.fromOpaque(context).release()
+    Unmanaged<AnyObject>.fromOpaque(context).release()
 }
 
 /// A suspended connection and its request, handed to the thread that releases its hold; the

@@ -100,7 +100,7 @@ public final class ODataService: @unchecked Sendable {
         }
         // The access log, at --log-level debug; below that the message is never built.
         if logsAccess {
-            logger.debug("\(request.method) \(request.target) \(response.status) \(response.body.count)")
+            logger.debug("\(request.method) \(request.target) \(response.status) \(response.bodyCount)")
         }
     }
 

@@ -38,7 +38,7 @@ extension ODataService {
                 // the snapshot of the transaction SQLite keeps open for it: no BEGIN and COMMIT.
                 let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
                 let serializer = serializer(context, version)
-                var written: (body: [UInt8], tag: String)?
+                var written: (body: SerializedBytes, tag: String)?
                 try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo) { row in
                     // One digest for both: the ETag header and the one in `__metadata`.
                     let digest = row.tagDigest
@@ -225,10 +225,19 @@ extension ODataService {
     }
 
     func ok(_ body: [UInt8], type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: okHeaders(type: type, version: version, etag: etag), body: body)
+    }
+
+    /// A 200 sent from the serializer's own buffer.
+    func ok(_ body: SerializedBytes, type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: okHeaders(type: type, version: version, etag: etag), lending: body)
+    }
+
+    private func okHeaders(type: String, version: ResponseVersion, etag: String?) -> [(String, String)] {
         // A JSON response without an ETag (a collection, most of all) shares its header list:
         // building one cost an array and its four fields on every page.
         if etag == nil, type == jsonType {
-            return HTTPResponse(status: 200, headers: version == .v1 ? ODataService.jsonHeadersV1 : ODataService.jsonHeadersV2, body: body)
+            return version == .v1 ? ODataService.jsonHeadersV1 : ODataService.jsonHeadersV2
         }
         // One array of the right size, not a literal and then a concatenation, and no array
         // for the ETag: an entity's response allocated one for it, besides the one here.
@@ -239,7 +248,7 @@ extension ODataService {
         headers.append(("Cache-Control", "no-cache"))
         headers.append(("X-Content-Type-Options", "nosniff"))
         if let etag { headers.append(("ETag", etag)) }
-        return HTTPResponse(status: 200, headers: headers, body: body)
+        return headers
     }
 
     private var jsonType: String { "application/json;charset=utf-8" }

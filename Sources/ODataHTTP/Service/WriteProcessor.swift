@@ -129,7 +129,7 @@ extension ODataService {
             ("ETag", tag),
             ("Cache-Control", "no-cache"),
             ("X-Content-Type-Options", "nosniff"),
-        ], body: body)
+        ], lending: body)
     }
 
     /// The entity a create's body describes, after the checks that need no database.

@@ -164,4 +164,12 @@ struct ByteBuffer: ~Copyable {
     }
 
     var array: [UInt8] { Array(UnsafeBufferPointer(start: pointer + start, count: count - start)) }
+
+    /// The content, in this buffer's own storage, which the result now owns.
+    consuming func serialized() -> SerializedBytes {
+        let bytes = SerializedBytes(taking: pointer, range: start..<count)
+        // The storage is the result's now: not freed here.
+        discard self
+        return bytes
+    }
 }

@@ -15,6 +15,9 @@ public struct JSONWriter: ~Copyable {
     /// What has been written.
     public var bytes: [UInt8] { buffer.array }
 
+    /// What has been written, in the writer's own storage, without a copy: the writer ends here.
+    public consuming func serialized() -> SerializedBytes { buffer.serialized() }
+
     /// The position after the last byte written; ranges of written bytes are in these terms.
     public var count: Int { buffer.count }
 

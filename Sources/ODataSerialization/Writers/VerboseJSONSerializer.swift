@@ -57,32 +57,32 @@ public struct VerboseJSONSerializer {
 
     /// `{"d": {entity}}`, from a row read in place whose tag digest (`EntityColumns.tagDigest`)
     /// the caller has already computed for its ETag header: it is not computed again.
-    public func entityDocument(_ row: EntityRow, select: SelectNode?, tagDigest: UInt64) -> [UInt8] {
+    public func entityDocument(_ row: EntityRow, select: SelectNode?, tagDigest: UInt64) -> SerializedBytes {
         document(row, select: select, written: nil, tagDigest: tagDigest)
     }
 
     /// `{"d": {entity}}`, from a record. Concrete overloads rather than one public generic,
     /// which other modules would call unspecialized.
-    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] {
+    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> SerializedBytes {
         document(record, select: select, written: WrittenEntities())
     }
 
     private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, written: WrittenEntities?,
-                                                 tagDigest: UInt64? = nil) -> [UInt8] {
+                                                 tagDigest: UInt64? = nil) -> SerializedBytes {
         var json = JSONWriter()
         json.raw("{\"d\":")
         entity(record, select: select, into: &json, written: written, tagDigest: tagDigest)
         json.raw("}")
-        return json.bytes
+        return json.serialized()
     }
 
     /// `{"d": [...]}` in 1.0, `{"d": {"results": [...], "__count": "n", "__next": "..."}}` in 2.0.
-    public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) -> [UInt8] {
+    public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) -> SerializedBytes {
         var json = JSONWriter(capacity: 512 * max(records.count, 1))
         collection(count: count, next: next, into: &json) { json in
             entityArray(records, select: select, into: &json, written: WrittenEntities(), topLevel: true)
         }
-        return json.bytes
+        return json.serialized()
     }
 
     /// How a collection read in place ends: known only after its last row.
@@ -103,7 +103,7 @@ public struct VerboseJSONSerializer {
     /// only after the last row, so the array comes first and the wrapper's opening is put
     /// before it afterwards, in room kept free for it: the document is written once.
     public func collectionDocument(select: SelectNode?,
-                                   rows: (_ write: (EntityRow) -> Void) throws -> CollectionEnd) rethrows -> [UInt8] {
+                                   rows: (_ write: (EntityRow) -> Void) throws -> CollectionEnd) rethrows -> SerializedBytes {
         var json = JSONWriter(capacity: 8192, reservingPrefix: 32)
         json.raw("[")
         var first = true
@@ -120,7 +120,7 @@ public struct VerboseJSONSerializer {
             collectionTail(count: end.count, next: end.next, into: &json)
         }
         json.raw("}")
-        return json.bytes
+        return json.serialized()
     }
 
     /// The `d` of a collection: the bare array in 1.0; in 2.0 wrapped in `results` with
@@ -152,23 +152,23 @@ public struct VerboseJSONSerializer {
     }
 
     /// `{"d": {"name": value}}` for `Set(key)/Prop` (MS-ODATA 2.2.6.3.8).
-    public func propertyDocument(_ property: Property, value: EDMValue) -> [UInt8] {
+    public func propertyDocument(_ property: Property, value: EDMValue) -> SerializedBytes {
         var json = JSONWriter()
         json.raw("{\"d\":{")
         json.key(property.name)
         json.value(value, type: property.type)
         json.raw("}}")
-        return json.bytes
+        return json.serialized()
     }
 
     /// `{"d": {"uri": "..."}}` for a single link, or a collection of them (MS-ODATA 2.2.6.3.10).
-    public func linksDocument(_ records: [EntityRecord], single: Bool, count: Int?, next: String?) -> [UInt8] {
+    public func linksDocument(_ records: [EntityRecord], single: Bool, count: Int?, next: String?) -> SerializedBytes {
         var json = JSONWriter()
         guard !single else {
             json.raw("{\"d\":")
             if let record = records.first { link(record, into: &json) } else { json.raw("null") }
             json.raw("}")
-            return json.bytes
+            return json.serialized()
         }
         collection(count: count, next: next, into: &json) { json in
             json.raw("[")
@@ -178,7 +178,7 @@ public struct VerboseJSONSerializer {
             }
             json.raw("]")
         }
-        return json.bytes
+        return json.serialized()
     }
 
     private func link(_ record: EntityRecord, into json: inout JSONWriter) {

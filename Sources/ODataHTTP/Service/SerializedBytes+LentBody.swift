@@ -1,0 +1,4 @@
+import ODataSerialization
+
+/// A serializer's document is sent from the buffer it was written to.
+extension SerializedBytes: LentBody {}
