@@ -2,9 +2,9 @@ import Testing
 
 /// The header fields of successful reads, as WCF Data Services sends them: every JSON answer
 /// says it must not be cached or sniffed, names its DataServiceVersion, and an entity carries its
-/// ETag. Collections share one header list per version (`ODataService.ok`); these requests go
-/// through the real server, one after another on fresh connections, so that a list shared by
-/// mistake with another answer's fields would show.
+/// ETag. JSON answers share one header list per version, the ETag kept apart (`ODataService.ok`,
+/// `HTTPResponse.etag`); these requests go through the real server, one after another on fresh
+/// connections, so that a list shared by mistake with another answer's fields would show.
 @Suite struct ResponseHeaderTests {
     @Test func everyJSONReadIsMarkedNoCacheAndNoSniff() throws {
         let gateway = try TestGateway()

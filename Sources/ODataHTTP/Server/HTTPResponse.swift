@@ -5,15 +5,31 @@ public struct HTTPResponse: Sendable {
     /// The body as an array. A lent body (`lentBody`) is copied out by the getter; the server
     /// sends it from its own storage.
     public var body: [UInt8] {
-        get { lentBody.map { Array($0.bytes) } ?? arrayBody }
-        set {
-            arrayBody = newValue
-            lentBody = nil
+        get {
+            switch content {
+            case .array(let bytes): bytes
+            case .lent(let lent): Array(lent.bytes)
+            }
         }
+        set { content = .array(newValue) }
     }
     /// The body when it stays in the storage it was written to (see `LentBody`).
-    public private(set) var lentBody: (any LentBody)?
-    private var arrayBody: [UInt8]
+    public var lentBody: (any LentBody)? {
+        if case .lent(let lent) = content { return lent }
+        return nil
+    }
+    /// One of the two, not both: a smaller response to move along on every request.
+    private var content: Content
+
+    private enum Content {
+        case array([UInt8])
+        case lent(any LentBody)
+    }
+    /// The ETag header field, kept apart from `headers` so that a response with one can still
+    /// share a constant header list: an entity's answer built a list of five fields, and
+    /// destroyed it field by field, on every request. Sent after `headers`; `header("ETag")`
+    /// finds it.
+    public var etag: String?
     /// When set, the response may be sent only once the hold is released (see `ResponseHold`);
     /// whoever sends it must honour that, or call `settled()` first.
     public var hold: ResponseHold?
@@ -21,7 +37,7 @@ public struct HTTPResponse: Sendable {
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
-        self.arrayBody = body
+        self.content = .array(body)
     }
 
     public init(status: Int, contentType: String, body: [UInt8], headers: [(String, String)] = []) {
@@ -31,19 +47,28 @@ public struct HTTPResponse: Sendable {
     /// A response whose body is sent from `body`'s own storage, without a copy.
     public init(status: Int, headers: [(String, String)], lending body: any LentBody) {
         self.init(status: status, headers: headers)
-        lentBody = body
+        content = .lent(body)
     }
 
     /// The length of the body, without copying a lent one.
-    public var bodyCount: Int { lentBody?.bytes.count ?? arrayBody.count }
+    public var bodyCount: Int {
+        switch content {
+        case .array(let bytes): bytes.count
+        case .lent(let lent): lent.bytes.count
+        }
+    }
 
     public func header(_ name: String) -> String? {
         // By index, as `HTTPRequest.header` does.
         for index in headers.indices where ASCIICase.equalIgnoringCase(headers[index].0, name) {
             return headers[index].1
         }
+        if let etag, ASCIICase.equalIgnoringCase("ETag", name) { return etag }
         return nil
     }
+
+    /// Every header field, `etag` included, in the order they are sent.
+    public var allHeaders: [(String, String)] { etag.map { headers + [("ETag", $0)] } ?? headers }
 }
 
 /// A body in storage of its own (a serializer's buffer), which the server lends to

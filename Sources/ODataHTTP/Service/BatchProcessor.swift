@@ -99,7 +99,7 @@ extension ODataService {
 
     private func response(answering operation: BatchOperation, with response: HTTPResponse) -> BatchOperationResponse {
         var headers = BatchHeaders()
-        for (name, value) in response.headers { headers.append(name, value) }
+        for (name, value) in response.allHeaders { headers.append(name, value) }
         return BatchOperationResponse(answering: operation, statusCode: response.status, headers: headers, body: response.body)
     }
 }

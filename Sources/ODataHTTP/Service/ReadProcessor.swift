@@ -225,30 +225,26 @@ extension ODataService {
     }
 
     func ok(_ body: [UInt8], type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: okHeaders(type: type, version: version, etag: etag), body: body)
+        var response = HTTPResponse(status: 200, headers: okHeaders(type: type, version: version), body: body)
+        response.etag = etag
+        return response
     }
 
     /// A 200 sent from the serializer's own buffer.
     func ok(_ body: SerializedBytes, type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: okHeaders(type: type, version: version, etag: etag), lending: body)
+        var response = HTTPResponse(status: 200, headers: okHeaders(type: type, version: version), lending: body)
+        response.etag = etag
+        return response
     }
 
-    private func okHeaders(type: String, version: ResponseVersion, etag: String?) -> [(String, String)] {
-        // A JSON response without an ETag (a collection, most of all) shares its header list:
-        // building one cost an array and its four fields on every page.
-        if etag == nil, type == jsonType {
+    private func okHeaders(type: String, version: ResponseVersion) -> [(String, String)] {
+        // A JSON response shares its header list (its ETag is apart, `HTTPResponse.etag`):
+        // building one cost an array and its four fields, and their destruction, on every request.
+        if type == jsonType {
             return version == .v1 ? ODataService.jsonHeadersV1 : ODataService.jsonHeadersV2
         }
-        // One array of the right size, not a literal and then a concatenation, and no array
-        // for the ETag: an entity's response allocated one for it, besides the one here.
-        var headers: [(String, String)] = []
-        headers.reserveCapacity(etag == nil ? 4 : 5)
-        headers.append(("Content-Type", type))
-        headers.append(("DataServiceVersion", version.headerValue))
-        headers.append(("Cache-Control", "no-cache"))
-        headers.append(("X-Content-Type-Options", "nosniff"))
-        if let etag { headers.append(("ETag", etag)) }
-        return headers
+        return [("Content-Type", type), ("DataServiceVersion", version.headerValue), ("Cache-Control", "no-cache"),
+                ("X-Content-Type-Options", "nosniff")]
     }
 
     private var jsonType: String { "application/json;charset=utf-8" }
