@@ -85,6 +85,10 @@ import Glibc
             // A body, then none.
             Sent(method: "POST", target: "/Person", fields: [host, ("Content-Type", "application/json")], body: Array("{\"a\":1}".utf8)),
             Sent(target: "/Person", fields: [host, ("Content-Type", "application/json")]),
+            // The same bytes, split between name and value elsewhere.
+            Sent(target: "/", fields: [host, ("X-Ab", "cd")]),
+            Sent(target: "/", fields: [host, ("X-A", "bcd")]),
+            Sent(target: "/", fields: [host, ("X-Abc", "d")]),
             // Only Host.
             Sent(target: "/", fields: [("Host", "b.example")]),
         ], port: port)

@@ -212,6 +212,11 @@ private final class RequestState {
     /// The fields of the request, names lower-cased. While a request's fields are collected,
     /// the first `fieldCount` are its own and the rest the previous request's.
     @exclusivity(unchecked) var headerFields: [(name: String, value: String)] = []
+    /// Each field of `headerFields` as it was received, its name's bytes (in the sender's case)
+    /// then its value's: the next request's fields are compared with these by memcmp. Compared
+    /// with the Strings, through their UTF-8 views and a case-insensitive loop, a request of
+    /// three fields cost about 340 instructions more (callgrind).
+    @exclusivity(unchecked) var receivedFields: [(nameCount: Int, bytes: [UInt8])] = []
     @exclusivity(unchecked) var fieldCount = 0
     /// `KnownHeader.positions(in: headerFields)`, found again only when a field changed.
     @exclusivity(unchecked) var knownFields = KnownHeader.positions(in: [])
@@ -224,6 +229,7 @@ private final class RequestState {
     init() {
         // Room for a usual request's fields, so that collecting them allocates once.
         headerFields.reserveCapacity(12)
+        receivedFields.reserveCapacity(12)
     }
 
     /// Makes the state the one of a new request on its connection, whose target is `uri`.
@@ -244,16 +250,29 @@ private final class RequestState {
     func collect(name: UnsafeBufferPointer<UInt8>, value: UnsafeRawBufferPointer) {
         let index = fieldCount
         fieldCount += 1
-        if index < headerFields.count {
-            let same = headerFields.withUnsafeBufferPointer { fields in
-                Self.text(fields[index].value, is: value) && ASCIICase.equalIgnoringCase(fields[index].name, name)
+        let name = UnsafeRawBufferPointer(name)
+        if index < receivedFields.count {
+            let same = receivedFields.withUnsafeBufferPointer { fields in
+                fields[index].nameCount == name.count && fields[index].bytes.withUnsafeBytes { received in
+                    received.count == name.count + value.count
+                        && Self.bytes(received.baseAddress, equal: name) && Self.bytes(received.baseAddress.map { $0 + name.count }, equal: value)
+                }
             }
             if same { return }
-            headerFields[index] = (ASCIICase.lowercased(name), String(decoding: value, as: UTF8.self))
+            receivedFields[index] = (name.count, Array(name) + Array(value))
+            headerFields[index] = (ASCIICase.lowercased(name.assumingMemoryBound(to: UInt8.self)), String(decoding: value, as: UTF8.self))
         } else {
-            headerFields.append((ASCIICase.lowercased(name), String(decoding: value, as: UTF8.self)))
+            receivedFields.append((name.count, Array(name) + Array(value)))
+            headerFields.append((ASCIICase.lowercased(name.assumingMemoryBound(to: UInt8.self)), String(decoding: value, as: UTF8.self)))
         }
         fieldsChanged = true
+    }
+
+    /// Whether the `bytes.count` bytes at `start` are `bytes`.
+    private static func bytes(_ start: UnsafeRawPointer?, equal bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        guard let start, let base = bytes.baseAddress else { return false }
+        return memcmp(start, base, bytes.count) == 0
     }
 
     /// Whether `text` is exactly `bytes`: compared with memcmp, as the generic `elementsEqual`
@@ -269,6 +288,7 @@ private final class RequestState {
     func fieldsCollected() {
         if fieldCount < headerFields.count {
             headerFields.removeLast(headerFields.count - fieldCount)
+            receivedFields.removeLast(receivedFields.count - fieldCount)
             fieldsChanged = true
         }
         if fieldsChanged { knownFields = KnownHeader.positions(in: headerFields) }
