@@ -1,9 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The growable byte storage behind `JSONWriter`: an append is a capacity check and a copy.
 /// Array's append, with its uniqueness check and generic path on every small fragment, was a
 /// tenth of the instructions of large responses. Noncopyable rather than a class: an `inout`
 /// writer cannot alias the bytes it stores, so the compiler need not load its count and capacity
 /// again after each store, as it must a class's fields (a `Person?$top=20` page, callgrind:
 /// 139,845 instructions as a class, 136,710 as this).
+///
+/// Its storage comes from malloc, not `UnsafeMutablePointer.allocate`: the standard library
+/// asks the runtime for 16-byte alignment, which glibc serves through posix_memalign, past its
+/// per-thread cache (a `Person?$top=20`, callgrind: about 350 instructions more that way).
 struct ByteBuffer: ~Copyable {
     private(set) var pointer: UnsafeMutablePointer<UInt8>
     /// The end of what is written, counted from the start of storage (room kept free included).
@@ -14,12 +22,18 @@ struct ByteBuffer: ~Copyable {
 
     init(capacity: Int, reservingPrefix prefixRoom: Int = 0) {
         self.capacity = max(capacity, prefixRoom + 64)
-        pointer = .allocate(capacity: self.capacity)
+        pointer = Self.allocate(self.capacity)
         start = prefixRoom
         count = prefixRoom
     }
 
-    deinit { pointer.deallocate() }
+    deinit { free(pointer) }
+
+    /// `count` bytes from malloc; running out of memory stops the process, as `allocate` does.
+    static func allocate(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let memory = malloc(count) else { fatalError("out of memory: \(count) bytes") }
+        return memory.assumingMemoryBound(to: UInt8.self)
+    }
 
     @inline(__always)
     mutating func reserve(_ extra: Int) {
@@ -29,9 +43,9 @@ struct ByteBuffer: ~Copyable {
     private mutating func grow(to needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
-        let newPointer = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        let newPointer = Self.allocate(newCapacity)
         newPointer.update(from: pointer, count: count)
-        pointer.deallocate()
+        free(pointer)
         pointer = newPointer
         capacity = newCapacity
     }

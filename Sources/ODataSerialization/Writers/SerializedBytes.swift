@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A document in the storage its writer wrote it to, handed on without a copy: the HTTP layer
 /// lends these bytes to libmicrohttpd, which sends them from here. Copied into an array, a page
 /// of 20 entities cost a second allocation of its size, the copy and a second free (about 1,100
@@ -9,14 +13,14 @@ public final class SerializedBytes: @unchecked Sendable {
     /// The document, within `storage`.
     public let bytes: UnsafeBufferPointer<UInt8>
 
-    /// Takes ownership of `storage` (allocated with `UnsafeMutablePointer.allocate`), whose
+    /// Takes ownership of `storage` (allocated with malloc, `ByteBuffer.allocate`), whose
     /// bytes `range` are the document.
     init(taking storage: UnsafeMutablePointer<UInt8>, range: Range<Int>) {
         self.storage = storage
         bytes = UnsafeBufferPointer(start: storage + range.lowerBound, count: range.count)
     }
 
-    deinit { storage.deallocate() }
+    deinit { free(storage) }
 
     /// A copy of the bytes, for callers that need an array.
     public var array: [UInt8] { Array(bytes) }
