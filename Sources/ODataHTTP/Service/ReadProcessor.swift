@@ -104,11 +104,12 @@ extension ODataService {
         let options = context.info.options
         let reader = EntityReader(database: try database())
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
-        var query = EntityQuery(path: path, options: options, pageSize: pageSize)
         if JoinedExpansions.canJoin(options.expand) && representation != .atom {
             // Each entity, and what it expands along single-valued navigation properties, is
             // written from its row in place: no record per entity, no statement per level.
-            query.joinedExpand = options.expand
+            // A `let`, made once: changed after it was made, the query was copied and destroyed
+            // again on every request.
+            let query = EntityQuery(path: path, options: options, pageSize: pageSize, joinedExpand: options.expand)
             var version = ResponseVersion.v1
             // The serializer's version shapes only expanded collections, of which there are none here.
             let body = try serializer(context, .v2).collectionDocument(select: options.select) { write in
@@ -123,6 +124,7 @@ extension ODataService {
             }
             return ok(body, type: "application/json;charset=utf-8", version: version)
         }
+        let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)
         try reader.expand(page.records, options.expand)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)

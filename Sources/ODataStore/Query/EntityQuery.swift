@@ -19,7 +19,7 @@ public struct EntityQuery {
 
     public init(path: ResourcePath) { self.path = path }
 
-    public init(path: ResourcePath, options: QueryOptions, pageSize: Int?) {
+    public init(path: ResourcePath, options: QueryOptions, pageSize: Int?, joinedExpand: [ExpandNode] = []) {
         self.path = path
         filter = options.filter
         orderBy = options.orderBy
@@ -27,6 +27,7 @@ public struct EntityQuery {
         skip = options.skip
         skipToken = options.skipToken
         self.pageSize = pageSize
+        self.joinedExpand = joinedExpand
     }
 }
 
