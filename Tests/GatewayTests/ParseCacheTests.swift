@@ -170,4 +170,44 @@ import Testing
         #expect(cache.count == 1)
         #expect(cache.shapeCount == 1)
     }
+
+    /// Targets are looked up by a fingerprint and then by their own bytes: with every target
+    /// given one fingerprint, each is still answered with its own parse (they take turns in the
+    /// one place), and a repeat of the target in that place is not parsed again.
+    @Test func targetsOfOneFingerprintAreToldApartByTheirBytes() throws {
+        let cache = ParseCache<Void>(fingerprint: { _ in 42 })
+        var parses = 0
+        func cached(_ target: String) throws -> UriInfo {
+            try cache.info(for: target) { () throws(URIError) in
+                parses += 1
+                return try parse(target)
+            }
+        }
+        for _ in 0..<3 {
+            for key in [1, 2, 12] {
+                guard case .entity(let path) = try cached("Person(\(key))").resource else { Issue.record("not an entity"); continue }
+                #expect(path.lastKey == [.integer(Int64(key))], "Person(\(key))")
+            }
+            for top in [2, 3] {
+                #expect(try cached("Person?$top=\(top)").options.top == top)
+            }
+            // Of the same length as the one before it, and differing in a byte.
+            #expect(try cached("Person?$top=4").options.top == 4)
+        }
+        let before = parses
+        _ = try cached("Person?$top=4")
+        #expect(parses == before, "the target in the place is found without a parse")
+        #expect(cache.count == 1)
+    }
+
+    /// The fingerprints of a client's usual targets differ: the same bytes give the same one,
+    /// and a byte, a length or an order changed gives another.
+    @Test func fingerprintsOfDifferentTargetsDiffer() {
+        var targets = (1...2000).map { "Person(\($0))" } + (1...200).map { "Person?$top=\($0)" }
+        targets += ["", "P", "Pe", "Person", "Person(1)?$expand=PersonCar", "Person(1)?$expand=PersonCaR",
+                    "ab", "ba", "abcdefgh", "abcdefghi", "bacdefgh", "Caf\u{E9}", "Cafe\u{301}"]
+        let fingerprints = targets.map(TargetFingerprint.of)
+        #expect(Set(fingerprints).count == targets.count)
+        #expect(TargetFingerprint.of("Person(7)") == TargetFingerprint.of(String("xPerson(7)".dropFirst())))
+    }
 }
