@@ -1,4 +1,5 @@
 import ODataHTTP
+import ODataStore
 import Testing
 
 /// A response's body is an array or lent from storage of its own, and its ETag is kept apart
@@ -33,5 +34,18 @@ import Testing
         #expect(response.body == Array("x".utf8))
         #expect(response.bodyCount == 1)
         #expect(HTTPResponse(status: 204).bodyCount == 0)
+    }
+
+    /// A weak tag written when the response is sent spells the digest as `EntityTag` does in
+    /// `__metadata` and everywhere else.
+    @Test(arguments: [0, 1, 0xF, 0x10, 0x9A, 0xDEAD_BEEF, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, UInt64.max])
+    func aWeakTagIsSpelledAsEntityTagSpellsIt(digest: UInt64) {
+        #expect(EntityTagValue.weak(digest).text == EntityTag.weakTag(digest))
+        var response = HTTPResponse(status: 200)
+        response.entityTag = .weak(digest)
+        #expect(response.header("ETag") == EntityTag.weakTag(digest))
+        #expect(response.allHeaders.last?.1 == EntityTag.weakTag(digest))
+        response.etag = "W/\"x\""
+        #expect(response.entityTag == .text("W/\"x\""))
     }
 }

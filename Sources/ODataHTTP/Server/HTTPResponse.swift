@@ -29,7 +29,12 @@ public struct HTTPResponse: Sendable {
     /// share a constant header list: an entity's answer built a list of five fields, and
     /// destroyed it field by field, on every request. Sent after `headers`; `header("ETag")`
     /// finds it.
-    public var etag: String?
+    public var entityTag: EntityTagValue?
+    /// `entityTag` as text.
+    public var etag: String? {
+        get { entityTag?.text }
+        set { entityTag = newValue.map(EntityTagValue.text) }
+    }
     /// When set, the response may be sent only once the hold is released (see `ResponseHold`);
     /// whoever sends it must honour that, or call `settled()` first.
     public var hold: ResponseHold?

@@ -188,8 +188,8 @@ public final class HTTPServer: @unchecked Sendable {
                 headers[index].1.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) }
             }
         }
-        if let etag = response.etag {
-            etag.withCString { value in _ = MHD_add_response_header(mhdResponse, "ETag", value) }
+        if let tag = response.entityTag {
+            tag.withCString { value in _ = MHD_add_response_header(mhdResponse, "ETag", value) }
         }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)

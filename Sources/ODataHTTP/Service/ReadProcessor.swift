@@ -38,15 +38,15 @@ extension ODataService {
                 // the snapshot of the transaction SQLite keeps open for it: no BEGIN and COMMIT.
                 let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
                 let serializer = serializer(context, version)
-                var written: (body: SerializedBytes, tag: String)?
+                var written: (body: SerializedBytes, digest: UInt64)?
                 try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo) { row in
                     // One digest for both: the ETag header and the one in `__metadata`.
                     let digest = row.tagDigest
-                    written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), EntityTag.weakTag(digest))
+                    written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
                 }
-                guard let (body, tag) = written else { throw notFound(path) }
+                guard let (body, digest) = written else { throw notFound(path) }
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-                return ok(body, type: "application/json;charset=utf-8", version: version, etag: tag)
+                return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: .weak(digest))
             }
             // The entity's statement is done before its expansions are read: one transaction
             // keeps them all in one snapshot.
@@ -234,8 +234,14 @@ extension ODataService {
 
     /// A 200 sent from the serializer's own buffer.
     func ok(_ body: SerializedBytes, type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
+        ok(body, type: type, version: version, entityTag: etag.map(EntityTagValue.text))
+    }
+
+    /// A 200 sent from the serializer's own buffer, with its ETag as `EntityTag` spells it
+    /// (`EntityTagValue.weak` of the entity's digest).
+    func ok(_ body: SerializedBytes, type: String, version: ResponseVersion, entityTag: EntityTagValue?) -> HTTPResponse {
         var response = HTTPResponse(status: 200, headers: okHeaders(type: type, version: version), lending: body)
-        response.etag = etag
+        response.entityTag = entityTag
         return response
     }
 
