@@ -13,7 +13,8 @@ public enum EntityTag {
     }
 
     /// `W/"<16 hex digits>"` for an entity whose `tagDigest` is `digest`, written in one
-    /// allocation: it runs for every entity served.
+    /// allocation. (An entity read's ETag header is spelled from the digest as it is sent,
+    /// `EntityTagValue.weak` in the HTTP layer, without a String.)
     public static func weakTag(_ digest: UInt64) -> String {
         String(unsafeUninitializedCapacity: 20) { buffer in
             buffer[0] = UInt8(ascii: "W")
