@@ -60,10 +60,10 @@ extension ODataService {
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
             if representation == .atom {
                 return ok(atomSerializer(context).entryDocument(record, select: options.select),
-                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, etag: etag(of: record))
+                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, entityTag: etag(of: record))
             }
             let body = serializer(context, version).entityDocument(record, select: options.select)
-            return ok(body, type: "application/json;charset=utf-8", version: version, etag: etag(of: record))
+            return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: etag(of: record))
 
         case .property(let path, let property, let raw):
             let reader = EntityReader(database: try database())
@@ -80,10 +80,10 @@ extension ODataService {
             }
             if try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom {
                 return ok(atomSerializer(context).propertyDocument(property, value: value), type: "application/xml;charset=utf-8",
-                          version: .v1, etag: etag(of: record))
+                          version: .v1, entityTag: etag(of: record))
             }
             return ok(serializer(context, .v1).propertyDocument(property, value: value), type: "application/json;charset=utf-8", version: .v1,
-                      etag: etag(of: record))
+                      entityTag: etag(of: record))
 
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
@@ -212,8 +212,8 @@ extension ODataService {
     var etagProvider: ((EntityRecord) -> String?)? { EntityTag.of }
 
     /// The ETag header's value for `record`, if it has one.
-    func etag(of record: EntityRecord) -> String? {
-        etagProvider.flatMap { provider in provider(record) }
+    func etag(of record: EntityRecord) -> EntityTagValue? {
+        etagProvider.flatMap { provider in provider(record) }.map(EntityTagValue.text)
     }
 
     func notFound(_ path: ResourcePath) -> ServiceError {
@@ -226,44 +226,34 @@ extension ODataService {
         return .notFound("Resource not found for the segment '\(description)'.")
     }
 
-    func ok(_ body: [UInt8], type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
+    func ok(_ body: [UInt8], type: String, version: ResponseVersion, entityTag: EntityTagValue? = nil) -> HTTPResponse {
         var response = HTTPResponse(status: 200, headers: okHeaders(type: type, version: version), body: body)
-        response.etag = etag
+        response.entityTag = entityTag
         return response
     }
 
     /// A 200 sent from the serializer's own buffer.
-    func ok(_ body: SerializedBytes, type: String, version: ResponseVersion, etag: String? = nil) -> HTTPResponse {
-        ok(body, type: type, version: version, entityTag: etag.map(EntityTagValue.text))
-    }
-
-    /// A 200 sent from the serializer's own buffer, with its ETag as `EntityTag` spells it
-    /// (`EntityTagValue.weak` of the entity's digest).
-    func ok(_ body: SerializedBytes, type: String, version: ResponseVersion, entityTag: EntityTagValue?) -> HTTPResponse {
+    func ok(_ body: SerializedBytes, type: String, version: ResponseVersion, entityTag: EntityTagValue? = nil) -> HTTPResponse {
         var response = HTTPResponse(status: 200, headers: okHeaders(type: type, version: version), lending: body)
         response.entityTag = entityTag
         return response
     }
 
+    /// A JSON response shares its header list (its ETag is apart, `HTTPResponse.entityTag`):
+    /// building one cost an array and its four fields, and their destruction, on every request.
     private func okHeaders(type: String, version: ResponseVersion) -> [(String, String)] {
-        // A JSON response shares its header list (its ETag is apart, `HTTPResponse.etag`):
-        // building one cost an array and its four fields, and their destruction, on every request.
-        if type == jsonType {
-            return version == .v1 ? ODataService.jsonHeadersV1 : ODataService.jsonHeadersV2
-        }
-        return [("Content-Type", type), ("DataServiceVersion", version.headerValue), ("Cache-Control", "no-cache"),
-                ("X-Content-Type-Options", "nosniff")]
+        guard type == Self.jsonType else { return Self.headers(type: type, version: version) }
+        return version == .v1 ? Self.jsonHeadersV1 : Self.jsonHeadersV2
     }
 
-    private var jsonType: String { "application/json;charset=utf-8" }
-    private static let jsonHeadersV1: [(String, String)] = [
-        ("Content-Type", "application/json;charset=utf-8"), ("DataServiceVersion", ResponseVersion.v1.headerValue),
-        ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
-    ]
-    private static let jsonHeadersV2: [(String, String)] = [
-        ("Content-Type", "application/json;charset=utf-8"), ("DataServiceVersion", ResponseVersion.v2.headerValue),
-        ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
-    ]
+    private static func headers(type: String, version: ResponseVersion) -> [(String, String)] {
+        [("Content-Type", type), ("DataServiceVersion", version.headerValue), ("Cache-Control", "no-cache"),
+         ("X-Content-Type-Options", "nosniff")]
+    }
+
+    private static let jsonType = "application/json;charset=utf-8"
+    private static let jsonHeadersV1 = headers(type: jsonType, version: .v1)
+    private static let jsonHeadersV2 = headers(type: jsonType, version: .v2)
 }
 
 /// Percent-encoding for a query option value: everything but unreserved characters and the
