@@ -139,22 +139,23 @@ struct ByteBuffer: ~Copyable {
             40414243444546474849505152535455565758596061626364656667686970717273747576777879\
             8081828384858687888990919293949596979899
             """
-        let table = pairs.utf8Start
+        let table = UnsafeRawPointer(pairs.utf8Start)
+        let output = UnsafeMutableRawPointer(out)
         var rest = value
         var end = digits
+        // Each pair is moved as one 2-byte word, and `end` stays within 0...20 without the
+        // overflow checks of `-=` (a date's 13 digits take six rounds).
         while rest >= 100 {
-            let pair = Int(rest % 100) &* 2
+            let pair = Int(truncatingIfNeeded: rest % 100) &* 2
             rest /= 100
-            end -= 2
-            out[end] = table[pair]
-            out[end + 1] = table[pair + 1]
+            end &-= 2
+            output.storeBytes(of: table.loadUnaligned(fromByteOffset: pair, as: UInt16.self), toByteOffset: end, as: UInt16.self)
         }
         if rest >= 10 {
-            let pair = Int(rest) &* 2
-            out[end - 2] = table[pair]
-            out[end - 1] = table[pair + 1]
+            let pair = Int(truncatingIfNeeded: rest) &* 2
+            output.storeBytes(of: table.loadUnaligned(fromByteOffset: pair, as: UInt16.self), toByteOffset: end &- 2, as: UInt16.self)
         } else {
-            out[end - 1] = UInt8(ascii: "0") + UInt8(rest)
+            out[end &- 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
         }
         return digits
     }
