@@ -38,15 +38,12 @@ public final class ParseCache<Derived> {
             self.derived = derived
         }
 
-        /// Whether `text` is this entry's target, byte for byte.
-        @inlinable func isTarget(_ text: String) -> Bool {
-            guard target.utf8.count == text.utf8.count else { return false }
-            let equal: Bool?? = target.utf8.withContiguousStorageIfAvailable { kept in
-                text.utf8.withContiguousStorageIfAvailable { asked in
-                    kept.isEmpty || memcmp(kept.baseAddress!, asked.baseAddress!, kept.count) == 0
-                }
-            }
-            return (equal ?? nil) ?? (target == text)
+        /// Whether `bytes` are this entry's target, byte for byte.
+        @inlinable func isTarget(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard target.utf8.count == bytes.count else { return false }
+            return target.utf8.withContiguousStorageIfAvailable { kept in
+                kept.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, kept.count) == 0
+            } ?? target.utf8.elementsEqual(bytes)
         }
     }
 
@@ -66,9 +63,10 @@ public final class ParseCache<Derived> {
 
     /// How targets are fingerprinted for `byTarget`; a test gives every target one fingerprint
     /// to see that each is still found by its own bytes.
-    @usableFromInline let fingerprint: (String) -> UInt64
+    @usableFromInline let fingerprint: (UnsafeRawBufferPointer) -> UInt64
 
-    public init(capacity: Int = 1024, longestTarget: Int = 1024, fingerprint: @escaping (String) -> UInt64 = TargetFingerprint.of) {
+    public init(capacity: Int = 1024, longestTarget: Int = 1024,
+                fingerprint: @escaping (UnsafeRawBufferPointer) -> UInt64 = TargetFingerprint.of) {
         self.capacity = capacity
         self.longestTarget = longestTarget
         self.fingerprint = fingerprint
@@ -77,12 +75,27 @@ public final class ParseCache<Derived> {
     /// The entry of `target`, from the cache, or made by `parse` and `derive`.
     @inlinable public func entry(for target: String, parse: () throws(URIError) -> UriInfo,
                                  derive: (UriInfo) -> Derived) throws(URIError) -> Entry {
-        guard target.utf8.count <= longestTarget else {
-            let info = try parse()
-            return Entry(target: target, info: info, derived: derive(info))
+        var storage = target
+        let found = storage.withUTF8 { bytes in
+            Result { () throws(URIError) in
+                try entry(for: UnsafeRawBufferPointer(bytes), text: { target }, parse: parse, derive: derive)
+            }
         }
-        let fingerprint = fingerprint(target)
-        if let entry = byTarget[fingerprint], entry.isTarget(target) { return entry }
+        return try found.get()
+    }
+
+    /// The entry of the target whose bytes are `bytes`, from the cache, or made by `parse` and
+    /// `derive`; `text` gives the target as a String (the same bytes, or them repaired when they
+    /// are not UTF-8), which only a target not seen before needs.
+    @inlinable public func entry(for bytes: UnsafeRawBufferPointer, text: () -> String, parse: () throws(URIError) -> UriInfo,
+                                 derive: (UriInfo) -> Derived) throws(URIError) -> Entry {
+        guard bytes.count <= longestTarget else {
+            let info = try parse()
+            return Entry(target: text(), info: info, derived: derive(info))
+        }
+        let fingerprint = fingerprint(bytes)
+        if let entry = byTarget[fingerprint], entry.isTarget(bytes) { return entry }
+        let target = text()
         let shape = TargetShape(target)
         let entry: Entry
         if let shaped = byShape[shape] {
@@ -126,11 +139,11 @@ extension ParseCache where Derived == Void {
 /// of the fingerprint is seeded per process as every Swift dictionary's is.
 public enum TargetFingerprint {
     @inlinable public static func of(_ text: String) -> UInt64 {
-        text.utf8.withContiguousStorageIfAvailable { fold(UnsafeRawBufferPointer($0)) }
-            ?? Array(text.utf8).withUnsafeBytes { fold($0) }
+        text.utf8.withContiguousStorageIfAvailable { of(UnsafeRawBufferPointer($0)) }
+            ?? Array(text.utf8).withUnsafeBytes { of($0) }
     }
 
-    @usableFromInline static func fold(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    public static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let count = bytes.count
         var state = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
         func mix(_ word: UInt64) {

@@ -1,4 +1,4 @@
-import ODataHTTP
+@testable import ODataHTTP
 import Testing
 
 /// The header fields the service reads are found once, when a request is made; a lookup by
@@ -41,6 +41,25 @@ import Testing
         let request = HTTPRequest(method: "GET", target: "/", headerFields: fields)
         #expect(request.header(.accept) == "text/plain")
         #expect(request.header(.host) == nil)
+    }
+
+    /// The target is kept as the bytes received; its text, path and query are made from them
+    /// (bytes that are not UTF-8 repaired), and the root is compared with the bytes.
+    @Test func theTargetIsItsBytesAndItsTextIsMadeFromThem() {
+        let request = HTTPRequest(method: "GET", target: "/CarDealer.svc/Person?$filter=lastName eq 'Caf\u{E9}'&$top=2")
+        #expect(request.targetBytes == Array("/CarDealer.svc/Person?$filter=lastName eq 'Caf\u{E9}'&$top=2".utf8))
+        #expect(request.path == "/CarDealer.svc/Person")
+        #expect(request.query == "$filter=lastName eq 'Caf\u{E9}'&$top=2")
+        #expect(request.pathIsBelow("/CarDealer.svc"))
+
+        let invalid = Array("/CarDealer.svc/Person('".utf8) + [0xC3] + Array("')?$top=1".utf8)
+        let received = HTTPRequest(method: "GET", targetBytes: invalid, headerFields: [], knownFields: KnownHeader.positions(in: []), body: [])
+        #expect(received.targetBytes == invalid)
+        #expect(received.target == "/CarDealer.svc/Person('\u{FFFD}')?$top=1")
+        #expect(received.path == "/CarDealer.svc/Person('\u{FFFD}')")
+        #expect(received.query == "$top=1")
+        #expect(received.pathIsBelow("/CarDealer.svc"))
+        #expect(HTTPRequest(method: "GET", target: "/CarDealer.svc").query == "")
     }
 
     /// The service root is a whole path segment: `/CarDealer.svcX` is not below `/CarDealer.svc`,

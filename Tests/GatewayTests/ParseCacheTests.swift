@@ -200,6 +200,46 @@ import Testing
         #expect(cache.count == 1)
     }
 
+    /// The server hands the cache a target's bytes as received: one seen before is found by
+    /// them alone, and its String, which only a parse needs, is not made again.
+    @Test func aTargetSeenBeforeIsFoundByItsBytesWithoutItsText() throws {
+        let cache = ParseCache<Void>()
+        var texts = 0
+        var parses = 0
+        func cached(_ target: String) throws -> UriInfo {
+            try Array(target.utf8).withUnsafeBytes { bytes in
+                try cache.entry(for: bytes, text: { texts += 1; return target }, parse: { () throws(URIError) in
+                    parses += 1
+                    return try parse(target)
+                }, derive: { _ in }).info
+            }
+        }
+        for _ in 0..<3 {
+            #expect(try cached("Person?$top=3").options.top == 3)
+            #expect(try cached("Person?$top=5").options.top == 5)
+        }
+        #expect(texts == 2, "each target's text was made once, for its first lookup")
+        #expect(parses == 2, "each target was parsed once")
+    }
+
+    /// Bytes that are not UTF-8 are parsed as their repaired text, and are never taken for a
+    /// target whose bytes are that text: each is answered with its own text's parse.
+    @Test func bytesThatAreNotUTF8AreToldApartFromTheirRepairedText() throws {
+        let cache = ParseCache<Void>()
+        let invalid = Array("Person?$filter=lastName eq '".utf8) + [0xFF] + Array("'&$top=1".utf8)
+        let repaired = Array("Person?$filter=lastName eq '\u{FFFD}'&$top=2".utf8)
+        func cached(_ bytes: [UInt8]) throws -> UriInfo {
+            let text = String(decoding: bytes, as: UTF8.self)
+            return try bytes.withUnsafeBytes { raw in
+                try cache.entry(for: raw, text: { text }, parse: { () throws(URIError) in try parse(text) }, derive: { _ in }).info
+            }
+        }
+        for _ in 0..<2 {
+            #expect(try cached(invalid).options.top == 1)
+            #expect(try cached(repaired).options.top == 2)
+        }
+    }
+
     /// The fingerprints of a client's usual targets differ: the same bytes give the same one,
     /// and a byte, a length or an order changed gives another.
     @Test func fingerprintsOfDifferentTargetsDiffer() {

@@ -199,15 +199,17 @@ public final class HTTPServer: @unchecked Sendable {
 
 /// What the server knows of a connection's current request while libmicrohttpd feeds it in.
 /// One per connection, made when the connection opens and reused by each request on it: a
-/// keep-alive client sends the same header fields, and often the same target, every time, and
-/// those are kept as they are rather than made again (no allocation, no lower-casing).
+/// keep-alive client sends the same header fields every time, and those are kept as they are
+/// rather than made again (no allocation, no lower-casing); each target is copied into the
+/// storage of the one before.
 /// One thread at a time uses it: libmicrohttpd calls back for a connection from its worker
 /// thread only, and a hold's release stores `readyResponse` before it resumes the connection
 /// (libmicrohttpd's mutex orders the two). So its fields skip the runtime's exclusivity checks:
 /// with them, `readyResponse` and the hold in every response made a `Person(7)` about 1,400
 /// instructions dearer (callgrind); without them and with the hold a class, it costs what it did.
 private final class RequestState {
-    @exclusivity(unchecked) var target = ""
+    /// The target's bytes, copied into storage kept for the connection's next requests.
+    @exclusivity(unchecked) var targetBytes: [UInt8] = []
     @exclusivity(unchecked) var started = false
     /// The fields of the request, names lower-cased. While a request's fields are collected,
     /// the first `fieldCount` are its own and the rest the previous request's.
@@ -230,13 +232,17 @@ private final class RequestState {
         // Room for a usual request's fields, so that collecting them allocates once.
         headerFields.reserveCapacity(12)
         receivedFields.reserveCapacity(12)
+        targetBytes.reserveCapacity(128)
     }
 
     /// Makes the state the one of a new request on its connection, whose target is `uri`.
     func begin(target uri: UnsafePointer<CChar>?) {
         guard let uri else { return "/".withCString { begin(target: $0) } }
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: strlen(uri))
-        if !Self.text(target, is: UnsafeRawBufferPointer(bytes)) { target = String(decoding: bytes, as: UTF8.self) }
+        // Into the same storage: the previous request of the connection is over, so it is
+        // uniquely referenced (else the array copies it first, as it must).
+        targetBytes.removeAll(keepingCapacity: true)
+        targetBytes.append(contentsOf: bytes)
         started = false
         fieldCount = 0
         fieldsChanged = false
@@ -275,15 +281,6 @@ private final class RequestState {
         return memcmp(start, base, bytes.count) == 0
     }
 
-    /// Whether `text` is exactly `bytes`: compared with memcmp, as the generic `elementsEqual`
-    /// went byte by byte.
-    private static func text(_ text: String, is bytes: UnsafeRawBufferPointer) -> Bool {
-        guard text.utf8.count == bytes.count else { return false }
-        guard let base = bytes.baseAddress else { return true }
-        return text.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, base, bytes.count) == 0 }
-            ?? text.utf8.elementsEqual(bytes)
-    }
-
     /// Ends the collection of the request's fields.
     func fieldsCollected() {
         if fieldCount < headerFields.count {
@@ -295,7 +292,7 @@ private final class RequestState {
     }
 
     func request(method: String) -> HTTPRequest {
-        HTTPRequest(method: method, target: target, headerFields: headerFields, knownFields: knownFields, body: body)
+        HTTPRequest(method: method, targetBytes: targetBytes, headerFields: headerFields, knownFields: knownFields, body: body)
     }
 }
 

@@ -144,14 +144,17 @@ public final class ODataService: @unchecked Sendable {
         guard request.pathIsBelow(root) else {
             throw ServiceError.notFound("there is no service at '\(request.path)'; the service root is \(root)/")
         }
-        // The path below the root and the query are cut out only for a parse: a target met
-        // before is found by its text, and cutting them (String index arithmetic) cost about
-        // 400 instructions of every repeated request.
-        let parsed = try parseCaches.get().entry(for: request.target, parse: { () throws(URIError) in
-            var relative = Substring(request.path.utf8.dropFirst(root.utf8.count))
-            if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
-            return try uriParser.parse(path: relative, query: request.query)
-        }, derive: { _ in QueryMemo() })
+        // The target's text, and the path below the root and the query cut out of it, are made
+        // only for a parse: a target met before is found by its bytes, and cutting them (String
+        // index arithmetic) cost about 400 instructions of every repeated request.
+        let cache = try parseCaches.get()
+        let parsed = try request.targetBytes.withUnsafeBytes { target in
+            try cache.entry(for: target, text: { request.target }, parse: { () throws(URIError) in
+                var relative = Substring(request.path.utf8.dropFirst(root.utf8.count))
+                if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
+                return try uriParser.parse(path: relative, query: request.query)
+            }, derive: { _ in QueryMemo() })
+        }
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
                                                              maxDataServiceVersion: request.header(.maxDataServiceVersion))
         var method = request.method
