@@ -2,7 +2,7 @@ import ODataStore
 
 /// The value of an ETag header field: text, or a weak tag whose opaque part is the 16 lower-case
 /// hexadecimal digits of a 64-bit value (`W/"0123456789abcdef"`), spelled by
-/// `EntityTag.writeDigits` as `__metadata` spells it. The second is written into the response
+/// `EntityTag.writeWeakTag` with the digits `__metadata` spells. The second is written into the response
 /// when it is sent: made a String first, it cost an allocation and its free (about 480
 /// instructions) for every entity served.
 public enum EntityTagValue: Sendable, Equatable {
@@ -23,13 +23,12 @@ public enum EntityTagValue: Sendable, Equatable {
         case .text(let text):
             return text.withCString(body)
         case .weak(let digest):
-            // `W/"` + 16 digits + `"` + NUL, on the stack.
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
-                let quote = UInt8(ascii: "\"")
-                (buffer[0], buffer[1], buffer[2]) = (UInt8(ascii: "W"), UInt8(ascii: "/"), quote)
-                EntityTag.writeDigits(of: digest, to: UnsafeMutableRawPointer(buffer.baseAddress! + 3))
-                (buffer[19], buffer[20]) = (quote, 0)
-                return UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: 21, body)
+            // The tag and a NUL, on the stack.
+            let length = EntityTag.weakTagLength
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 1) { buffer in
+                EntityTag.writeWeakTag(of: digest, to: UnsafeMutableRawPointer(buffer.baseAddress!))
+                buffer[length] = 0
+                return UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: length + 1, body)
             }
         }
     }

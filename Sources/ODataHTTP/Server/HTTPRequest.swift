@@ -64,15 +64,17 @@ public struct HTTPRequest: Sendable {
     public var target: String { String(decoding: targetBytes, as: UTF8.self) }
 
     /// The path part of the target (before `?`).
-    public var path: Substring {
-        let target = target
-        return target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? Substring(target)
-    }
+    public var path: Substring { splitTarget.path }
 
     /// The query part of the target (after `?`), empty when there is none.
-    public var query: Substring {
+    public var query: Substring { splitTarget.query }
+
+    /// `target` cut at its first `?` (searched in the text: repairing bytes that are not UTF-8
+    /// may have moved it from where `pathLength` counts it).
+    private var splitTarget: (path: Substring, query: Substring) {
         let target = target
-        return target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[target.index(after: $0)...] } ?? ""
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (Substring(target), "") }
+        return (target[..<mark], target[target.index(after: mark)...])
     }
 
     /// Whether the path is `root` itself or below it (`root/...`). Compared as bytes, in place:

@@ -16,14 +16,26 @@ public enum EntityTag {
     /// allocation. (An entity read's ETag header is spelled from the digest as it is sent,
     /// `EntityTagValue.weak` in the HTTP layer, without a String.)
     public static func weakTag(_ digest: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 20) { buffer in
-            buffer[0] = UInt8(ascii: "W")
-            buffer[1] = UInt8(ascii: "/")
-            buffer[2] = UInt8(ascii: "\"")
-            writeDigits(of: digest, to: UnsafeMutableRawPointer(buffer.baseAddress! + 3))
-            buffer[19] = UInt8(ascii: "\"")
-            return 20
+        String(unsafeUninitializedCapacity: weakTagLength) { buffer in
+            writeWeakTag(of: digest, to: UnsafeMutableRawPointer(buffer.baseAddress!))
+            return weakTagLength
         }
+    }
+
+    /// The bytes of a weak tag: `W/"` + 16 digits + `"`. Computed and inlinable: a stored
+    /// global read from another module goes through its accessor.
+    @inlinable public static var weakTagLength: Int { 20 }
+
+    /// Writes the `weakTagLength` bytes of `W/"<digits>"` for `digest` at `out`: the one framing
+    /// of the digits, for `weakTag` and for a header value written where it is sent.
+    @inlinable
+    public static func writeWeakTag(of digest: UInt64, to out: UnsafeMutableRawPointer) {
+        let quote = UInt8(ascii: "\"")
+        out.storeBytes(of: UInt8(ascii: "W"), as: UInt8.self)
+        out.storeBytes(of: UInt8(ascii: "/"), toByteOffset: 1, as: UInt8.self)
+        out.storeBytes(of: quote, toByteOffset: 2, as: UInt8.self)
+        writeDigits(of: digest, to: out + 3)
+        out.storeBytes(of: quote, toByteOffset: 19, as: UInt8.self)
     }
 
     /// Writes the 16 lower-case hexadecimal digits of `digest`, the tag's opaque part, at `out`:
