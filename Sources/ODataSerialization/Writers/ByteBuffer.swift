@@ -27,12 +27,19 @@ struct ByteBuffer: ~Copyable {
         count = prefixRoom
     }
 
-    deinit { free(pointer) }
+    deinit { Self.release(pointer, count: capacity) }
 
-    /// `count` bytes from malloc; running out of memory stops the process, as `allocate` does.
+    /// `count` bytes from malloc, or the thread's `SpareBlock` when it is that size; running
+    /// out of memory stops the process, as `allocate` does.
     static func allocate(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if count == SpareBlock.size, let spare = SpareBlock.take() { return spare }
         guard let memory = malloc(count) else { fatalError("out of memory: \(count) bytes") }
         return memory.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Lets go of storage from `allocate(count)`.
+    static func release(_ storage: UnsafeMutablePointer<UInt8>, count: Int) {
+        if count == SpareBlock.size { SpareBlock.keep(storage) } else { free(storage) }
     }
 
     @inline(__always)
@@ -45,7 +52,7 @@ struct ByteBuffer: ~Copyable {
         while newCapacity < needed { newCapacity *= 2 }
         let newPointer = Self.allocate(newCapacity)
         newPointer.update(from: pointer, count: count)
-        free(pointer)
+        Self.release(pointer, count: capacity)
         pointer = newPointer
         capacity = newCapacity
     }
@@ -182,7 +189,7 @@ struct ByteBuffer: ~Copyable {
 
     /// The content, in this buffer's own storage, which the result now owns.
     consuming func serialized() -> SerializedBytes {
-        let bytes = SerializedBytes(taking: pointer, range: start..<count)
+        let bytes = SerializedBytes(taking: pointer, capacity: capacity, range: start..<count)
         // The storage is the result's now: not freed here.
         discard self
         return bytes
