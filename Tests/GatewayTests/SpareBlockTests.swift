@@ -41,7 +41,8 @@ import Testing
         #expect(next.array == [UInt8](repeating: UInt8(ascii: "b"), count: 6_000))
     }
 
-    /// A page that outgrows its block moves to a larger one and leaves the block spare.
+    /// A page that outgrows its block moves to a larger one and keeps what it wrote; the next
+    /// page is written apart from it.
     @Test func aPageThatOutgrowsItsBlockKeepsWhatItWrote() {
         let large = Self.document(of: UInt8(ascii: "x"), count: 20_000)
         let next = Self.document(of: UInt8(ascii: "y"))
