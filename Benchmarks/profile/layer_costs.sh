@@ -10,8 +10,8 @@
 #   routed    once the request is parsed and resolved (`requestContext`);
 #   read      once SQLite found the row (before its ETag and its JSON);
 #   (unset)   not at all: the product.
-# The patch names the lines it cuts into: when they change, `patch` stops the script, and the
-# patch must follow them.
+# The patch names the lines it cuts into: when they change, `patch` or the build stops the script,
+# and the patch must follow them.
 # Each round runs, one after the other, the C ceiling, the C floor and the four gateways under
 # wrk (16 connections, random keys, as in the benchmark) and prints each server's requests/s
 # and user and kernel CPU per request; the summary gives the means and what each layer adds.
