@@ -30,7 +30,7 @@ public final class ServicePerThread: @unchecked Sendable {
         self.writeGate = writeGate
         services = ThreadLocal {
             ODataService(model: try model.copy(), databasePath: databasePath, configuration: configuration,
-                         logger: logger, writeGate: writeGate)
+                         logger: logger, writeGate: writeGate, anchor: anchor)
         }
     }
 

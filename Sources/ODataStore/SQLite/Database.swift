@@ -22,6 +22,9 @@ public final class Database {
     /// kept here, where finding them in `statementCache` hashed their text twice per request.
     @exclusivity(unchecked) private var beginReadStatement: Statement?
     @exclusivity(unchecked) private var commitReadStatement: Statement?
+    /// The read transaction this connection keeps between read requests, when a
+    /// `ReadLockAnchor` gave it one (`ReadLockAnchor.holdSnapshots(of:)`).
+    public internal(set) var heldSnapshot: HeldSnapshot?
 
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         _ = processWideConfiguration
@@ -41,6 +44,8 @@ public final class Database {
     }
 
     deinit {
+        heldSnapshot?.retire()
+        heldSnapshot = nil
         (beginReadStatement, commitReadStatement) = (nil, nil)
         statementCache.removeAll()
         objectStatements.removeAll()

@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,6 +25,9 @@ import Darwin
 ///   restarts run as they would without it too.
 /// Readers are unaffected: each read transaction still starts at the newest commit.
 ///
+/// While it holds, the worker connections keep their read transactions between read requests
+/// as well (`HeldSnapshot`, `holdSnapshots(of:)`); when it lets go, so do they.
+///
 /// It also spares them an `fstat` each. A read transaction takes the database's size from the
 /// WAL's last commit, and asks the file system when the WAL has none yet, which is the case
 /// after every start of a read-mostly gateway until its first write. So the anchor commits
@@ -47,6 +51,14 @@ public final class ReadLockAnchor: @unchecked Sendable {
     private var committedSinceTick = false
     private var lastDataVersion: Int64 = 0
     private var closed = false
+    /// The worker connections' held snapshots, not kept alive by the anchor.
+    private var snapshots: [WeakSnapshot] = []
+    /// Whether those may hold a snapshot: the anchor holds. Read by every read request.
+    private let mayHoldSnapshots = Atomic<Bool>(false)
+
+    private struct WeakSnapshot {
+        weak var snapshot: HeldSnapshot?
+    }
 
     /// Opens its own connection to `path` and takes the read lock; `startTicking` starts the
     /// checks for other processes' writes.
@@ -59,6 +71,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
         try? commitNothing()
         lastDataVersion = try dataVersion()
         try hold()
+        setSnapshotsMayHold(holding)
     }
 
     deinit { close() }
@@ -73,6 +86,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
         lock.withLock {
             pendingWrites += 1
             release()
+            setSnapshotsMayHold(false)
         }
     }
 
@@ -83,12 +97,15 @@ public final class ReadLockAnchor: @unchecked Sendable {
             pendingWrites -= 1
             committedSinceTick = true
             if pendingWrites == 0 && !steppedAside && !closed { try? hold() }
+            setSnapshotsMayHold(holding)
         }
     }
 
     /// One check for other processes' writes (the ticker's work; tests call it directly).
     public func tick() {
         lock.withLock {
+            // A worker that was busy when holding stopped may have missed the news.
+            if !snapshotsMayHold { endIdleSnapshots() }
             guard pendingWrites == 0, !closed else { return }
             release()
             // Read outside a transaction: a connection sees others' commits only when it
@@ -98,7 +115,39 @@ public final class ReadLockAnchor: @unchecked Sendable {
             lastDataVersion = version
             committedSinceTick = false
             if !steppedAside { try? hold() }
+            setSnapshotsMayHold(holding)
         }
+    }
+
+    /// Lets the read transactions of `database`, a worker connection, stay open between read
+    /// requests while the anchor holds (see `HeldSnapshot`). Does nothing where the connection
+    /// cannot tell whether another committed (a WAL index that is not a shared map).
+    public func holdSnapshots(of database: Database) {
+        guard database.heldSnapshot == nil,
+              case .text(let mode)? = try? database.rows("PRAGMA journal_mode").first?.first, mode == "wal" else { return }
+        // A first read opens the WAL and maps its index, which the snapshot reads from then on.
+        _ = try? database.rows("SELECT 1 FROM sqlite_schema LIMIT 1")
+        guard let snapshot = HeldSnapshot(handle: database.handle, anchor: self) else { return }
+        database.heldSnapshot = snapshot
+        lock.withLock {
+            snapshots.removeAll { $0.snapshot == nil }
+            snapshots.append(WeakSnapshot(snapshot: snapshot))
+        }
+    }
+
+    /// Whether the worker connections may keep their snapshots now.
+    var snapshotsMayHold: Bool { mayHoldSnapshots.load(ordering: .sequentiallyConsistent) }
+
+    /// With `lock` held. Ending the idle workers' snapshots comes after the flag: a worker busy
+    /// now sees the flag when its request ends (`HeldSnapshot.endRequest`).
+    private func setSnapshotsMayHold(_ value: Bool) {
+        mayHoldSnapshots.store(value, ordering: .sequentiallyConsistent)
+        if !value { endIdleSnapshots() }
+    }
+
+    /// With `lock` held.
+    private func endIdleSnapshots() {
+        for entry in snapshots { entry.snapshot?.endIfIdle() }
     }
 
     /// Starts a thread that calls `tick` every `tickInterval` until `close`.
@@ -115,6 +164,7 @@ public final class ReadLockAnchor: @unchecked Sendable {
             guard !closed else { return nil }
             closed = true
             release()
+            setSnapshotsMayHold(false)
             lock.signal()
             return ticker
         }

@@ -1,0 +1,191 @@
+import Foundation
+import ODataStore
+import Testing
+
+/// `HeldSnapshot` keeps a worker connection's read transaction open between read requests. It
+/// must never serve a read that misses a commit finished before the request began, whoever
+/// committed, and never keep its frames in the WAL while something writes. (A connection of its
+/// own, not the gate's, stands for another process, as in `ReadLockAnchorTests`.)
+@Suite struct HeldSnapshotTests {
+    private func withDatabase(_ body: (String) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("test.sqlite").path
+        let setup = try connection(path)
+        try setup.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, data BLOB)")
+        try body(path)
+    }
+
+    private func connection(_ path: String) throws -> Database {
+        let database = try Database(path: path)
+        try database.configureForService()
+        return database
+    }
+
+    /// A worker connection as the service keeps one.
+    private func worker(_ path: String, _ anchor: ReadLockAnchor) throws -> (Database, HeldSnapshot) {
+        let database = try connection(path)
+        anchor.holdSnapshots(of: database)
+        let snapshot = try #require(database.heldSnapshot, "a WAL database gets a held snapshot")
+        return (database, snapshot)
+    }
+
+    /// One read request on `database`, as the service runs it.
+    private func readRequest(_ database: Database, _ snapshot: HeldSnapshot) throws -> Int64 {
+        snapshot.beginRequest(reads: true)
+        defer { snapshot.endRequest() }
+        guard case .integer(let count)? = try database.cachedStatement("SELECT count(*) FROM item").rows().first?.first else { return -1 }
+        return count
+    }
+
+    private func insertPage(_ database: Database) throws {
+        try database.transaction {
+            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
+        }
+    }
+
+    private func insertPage(through gate: WriteGate) throws {
+        let (_, commit) = try gate.write { database in
+            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
+        }
+        try commit.wait()
+    }
+
+    private func walSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
+    }
+
+    @Test func keepsItsSnapshotBetweenReadsWhileNothingCommits() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            let (database, snapshot) = try worker(path, anchor)
+            #expect(try readRequest(database, snapshot) == 0)
+            #expect(snapshot.isHolding)
+            #expect(!database.isInAutocommit, "the read transaction outlived the request")
+            #expect(try readRequest(database, snapshot) == 0)
+            #expect(snapshot.isHolding)
+        }
+    }
+
+    /// The header check: without it the held snapshot would still count 0 rows.
+    @Test func aReadAfterAnotherConnectionsCommitSeesIt() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            let (database, snapshot) = try worker(path, anchor)
+            let otherWriter = try connection(path)
+            for expected in 0..<5 {
+                #expect(try readRequest(database, snapshot) == Int64(expected))
+                try insertPage(otherWriter)
+            }
+            #expect(try readRequest(database, snapshot) == 5)
+        }
+    }
+
+    @Test func aReadAfterAWriteThroughTheGateSeesIt() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            let gate = WriteGate(path: path, anchor: anchor)
+            defer { gate.close() }
+            let (database, snapshot) = try worker(path, anchor)
+            for expected in 0..<5 {
+                #expect(try readRequest(database, snapshot) == Int64(expected))
+                try insertPage(through: gate)
+            }
+            #expect(try readRequest(database, snapshot) == 5)
+        }
+    }
+
+    /// Other requests (writes, `$batch`) read as without it, each statement at the newest commit.
+    @Test func holdsNothingForOtherRequests() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            let (database, snapshot) = try worker(path, anchor)
+            _ = try readRequest(database, snapshot)
+            #expect(snapshot.isHolding)
+            snapshot.beginRequest(reads: false)
+            #expect(database.isInAutocommit, "a write request ends the held snapshot before it runs")
+            snapshot.endRequest()
+            #expect(!snapshot.isHolding)
+        }
+    }
+
+    /// An idle worker's snapshot would keep its frames in the WAL: a write of this process ends
+    /// it when it begins, and the worker holds none until the write is over.
+    @Test func aWriteEndsIdleSnapshotsUntilItIsOver() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            let (database, snapshot) = try worker(path, anchor)
+            _ = try readRequest(database, snapshot)
+            #expect(snapshot.isHolding)
+            anchor.suspend()
+            #expect(!snapshot.isHolding, "the write's start ended the idle worker's snapshot")
+            #expect(database.isInAutocommit)
+            _ = try readRequest(database, snapshot)
+            #expect(!snapshot.isHolding, "no snapshot is held while a write is pending")
+            anchor.resume()
+            _ = try readRequest(database, snapshot)
+            #expect(snapshot.isHolding)
+        }
+    }
+
+    /// A worker in a request when the write began ends its snapshot itself when the request is over.
+    @Test func aBusyWorkerEndsItsSnapshotAfterItsRequest() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            let (database, snapshot) = try worker(path, anchor)
+            snapshot.beginRequest(reads: true)
+            _ = try database.cachedStatement("SELECT count(*) FROM item").rows()
+            let writer = Thread { anchor.suspend() }
+            writer.start()
+            while anchor.isHolding { Thread.sleep(forTimeInterval: 0.001) }
+            #expect(!database.isInAutocommit, "the request keeps its snapshot to its end")
+            snapshot.endRequest()
+            #expect(!snapshot.isHolding)
+            #expect(database.isInAutocommit)
+            anchor.resume()
+        }
+    }
+
+    /// Idle workers holding snapshots must not keep the WAL from starting over while this
+    /// process writes (3,000 one-page commits fill it three times over unless it does).
+    @Test func theWALStartsOverWhileIdleWorkersHeldSnapshots() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            let gate = WriteGate(path: path, anchor: anchor)
+            defer { gate.close() }
+            let workers = try (0..<2).map { _ in try worker(path, anchor) }
+            for commit in 0..<3000 {
+                if commit % 500 == 0 {
+                    for (database, snapshot) in workers { _ = try readRequest(database, snapshot) }
+                }
+                try insertPage(through: gate)
+            }
+            #expect(walSize(path) < 8 * 1024 * 1024, "the WAL grew to \(walSize(path)) bytes: held snapshots kept it from starting over")
+            for (database, snapshot) in workers { #expect(try readRequest(database, snapshot) == 3000) }
+        }
+    }
+
+    /// A connection that closes while the anchor still knows its snapshot: nothing touches it after.
+    @Test func aClosedConnectionIsLeftAlone() throws {
+        try withDatabase { path in
+            let anchor = try ReadLockAnchor(path: path)
+            defer { anchor.close() }
+            do {
+                let (database, snapshot) = try worker(path, anchor)
+                _ = try readRequest(database, snapshot)
+            }
+            anchor.suspend()
+            anchor.resume()
+            anchor.tick()
+            #expect(anchor.isHolding)
+        }
+    }
+}
