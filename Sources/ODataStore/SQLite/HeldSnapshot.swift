@@ -7,7 +7,7 @@ import CSQLite
 /// and on the WAL's shared memory. Those live in structures SQLite shares among all connections
 /// of a process to the same file, each under its own mutex, so the worker threads wrote the
 /// same cache lines on every request. The C floor, holding its transaction this way, went from
-/// about 90k to about 111k `Person(n)` requests/s here ("Before and after", nineteenth session).
+/// 91k-97k to 104k-113k `Person(n)` requests/s here ("Before and after", nineteenth session).
 ///
 /// A held snapshot must still see every commit that finished before a request began. So
 /// `beginRequest` compares the WAL-index header, which every commit of any connection or
