@@ -6,23 +6,7 @@ import Testing
 /// must never serve a read that misses a commit finished before the request began, whoever
 /// committed, and never keep its frames in the WAL while something writes. (A connection of its
 /// own, not the gate's, stands for another process, as in `ReadLockAnchorTests`.)
-@Suite struct HeldSnapshotTests {
-    private func withDatabase(_ body: (String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("test.sqlite").path
-        let setup = try connection(path)
-        try setup.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, data BLOB)")
-        try body(path)
-    }
-
-    private func connection(_ path: String) throws -> Database {
-        let database = try Database(path: path)
-        try database.configureForService()
-        return database
-    }
-
+@Suite struct HeldSnapshotTests: WALDatabaseTesting {
     /// A worker connection as the service keeps one.
     private func worker(_ path: String, _ anchor: ReadLockAnchor) throws -> (Database, HeldSnapshot) {
         let database = try connection(path)
@@ -39,27 +23,8 @@ import Testing
         return count
     }
 
-    private func insertPage(_ database: Database) throws {
-        try database.transaction {
-            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
-        }
-    }
-
-    private func insertPage(through gate: WriteGate) throws {
-        let (_, commit) = try gate.write { database in
-            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
-        }
-        try commit.wait()
-    }
-
-    private func walSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
-    }
-
     @Test func keepsItsSnapshotBetweenReadsWhileNothingCommits() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             let (database, snapshot) = try worker(path, anchor)
             #expect(try readRequest(database, snapshot) == 0)
             #expect(snapshot.isHolding)
@@ -71,9 +36,7 @@ import Testing
 
     /// The header check: without it the held snapshot would still count 0 rows.
     @Test func aReadAfterAnotherConnectionsCommitSeesIt() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             let (database, snapshot) = try worker(path, anchor)
             let otherWriter = try connection(path)
             for expected in 0..<5 {
@@ -85,9 +48,7 @@ import Testing
     }
 
     @Test func aReadAfterAWriteThroughTheGateSeesIt() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             let gate = WriteGate(path: path, anchor: anchor)
             defer { gate.close() }
             let (database, snapshot) = try worker(path, anchor)
@@ -101,9 +62,7 @@ import Testing
 
     /// Other requests (writes, `$batch`) read as without it, each statement at the newest commit.
     @Test func holdsNothingForOtherRequests() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             let (database, snapshot) = try worker(path, anchor)
             _ = try readRequest(database, snapshot)
             #expect(snapshot.isHolding)
@@ -117,9 +76,7 @@ import Testing
     /// An idle worker's snapshot would keep its frames in the WAL: a write of this process ends
     /// it when it begins, and the worker holds none until the write is over.
     @Test func aWriteEndsIdleSnapshotsUntilItIsOver() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             let (database, snapshot) = try worker(path, anchor)
             _ = try readRequest(database, snapshot)
             #expect(snapshot.isHolding)
@@ -136,9 +93,7 @@ import Testing
 
     /// A worker in a request when the write began ends its snapshot itself when the request is over.
     @Test func aBusyWorkerEndsItsSnapshotAfterItsRequest() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             let (database, snapshot) = try worker(path, anchor)
             snapshot.beginRequest(reads: true)
             _ = try database.cachedStatement("SELECT count(*) FROM item").rows()
@@ -156,9 +111,7 @@ import Testing
     /// Idle workers holding snapshots must not keep the WAL from starting over while this
     /// process writes (3,000 one-page commits fill it three times over unless it does).
     @Test func theWALStartsOverWhileIdleWorkersHeldSnapshots() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             let gate = WriteGate(path: path, anchor: anchor)
             defer { gate.close() }
             let workers = try (0..<2).map { _ in try worker(path, anchor) }
@@ -175,9 +128,7 @@ import Testing
 
     /// A connection that closes while the anchor still knows its snapshot: nothing touches it after.
     @Test func aClosedConnectionIsLeftAlone() throws {
-        try withDatabase { path in
-            let anchor = try ReadLockAnchor(path: path)
-            defer { anchor.close() }
+        try withAnchor { path, anchor in
             do {
                 let (database, snapshot) = try worker(path, anchor)
                 _ = try readRequest(database, snapshot)

@@ -8,51 +8,7 @@ import Testing
 /// that the WAL file stops growing, for this process's writes and for another writer's.
 /// (A connection of its own, not the gate's, stands for another process: SQLite checks the read
 /// locks of connections in the same process the way it checks other processes'.)
-@Suite struct ReadLockAnchorTests {
-    /// A fresh WAL database with one table of page-sized rows.
-    private func makeDatabase() throws -> (path: String, cleanup: () -> Void) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("anchor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("test.sqlite").path
-        let database = try Database(path: path)
-        try database.configureForService()
-        try database.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, data BLOB)")
-        return (path, { try? FileManager.default.removeItem(at: directory) })
-    }
-
-    /// A fresh database with an anchor on it, both gone after `body`.
-    private func withAnchor(_ body: (String, ReadLockAnchor) throws -> Void) throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        try body(path, anchor)
-    }
-
-    private func connection(_ path: String) throws -> Database {
-        let database = try Database(path: path)
-        try database.configureForService()
-        return database
-    }
-
-    private func insertPage(_ database: Database) throws {
-        try database.transaction {
-            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
-        }
-    }
-
-    /// A page written as the service writes: through the gate, returning once committed.
-    private func insertPage(through gate: WriteGate) throws {
-        let (_, commit) = try gate.write { database in
-            try database.cachedStatement("INSERT INTO item (data) VALUES (?)").run([.blob(Array(repeating: 7, count: 4000))])
-        }
-        try commit.wait()
-    }
-
-    private func walSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
-    }
-
+@Suite struct ReadLockAnchorTests: WALDatabaseTesting {
     private func count(_ database: Database) throws -> [[SQLValue]] {
         try database.rows("SELECT count(*) FROM item")
     }

@@ -23,8 +23,9 @@ public final class Database {
     @exclusivity(unchecked) private var beginReadStatement: Statement?
     @exclusivity(unchecked) private var commitReadStatement: Statement?
     /// The read transaction this connection keeps between read requests, when a
-    /// `ReadLockAnchor` gave it one (`ReadLockAnchor.holdSnapshots(of:)`).
-    public internal(set) var heldSnapshot: HeldSnapshot?
+    /// `ReadLockAnchor` gave it one (`ReadLockAnchor.holdSnapshots(of:)`). Read by every
+    /// request, so, like the statements above, without the runtime's exclusivity check.
+    @exclusivity(unchecked) public internal(set) var heldSnapshot: HeldSnapshot?
 
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         _ = processWideConfiguration
