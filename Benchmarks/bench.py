@@ -477,33 +477,44 @@ def benchmark(args, servers):
             scenario["floorOf"] = FLOOR_OF[name]
         scenarios.append(scenario)
     ceiling_runs = {}
-    for connections in args.connections:
-        before = ceiling_run(ceiling, args, connections, args.ceiling_duration)
-        ceiling_runs.setdefault(connections, []).append(before)
-        for scenario in scenarios:
-            log(f"{scenario['name']}, {connections} connections")
-            compare_raw = scenario["script"] == POST_SCRIPT
-            raw_before = raw_sqlite.run() if compare_raw else None
-            result = measure(scenario["server"], scenario["script"], scenario["path"] or "",
-                             args.people, connections, args.duration, args)
-            if compare_raw:
-                raw_after = raw_sqlite.run()
-                raw_rate = (raw_before["rowsPerSecond"] + raw_after["rowsPerSecond"]) / 2
-                result["sqliteInsert"] = {"before": raw_before["rowsPerSecond"],
-                                          "after": raw_after["rowsPerSecond"],
-                                          "rowsPerSecond": raw_rate}
-            after = ceiling_run(ceiling, args, connections, args.ceiling_duration)
-            ceiling_runs[connections].append(after)
-            reference = (before["rps"] + after["rps"]) / 2
-            result["ceiling"] = {"before": before, "after": after, "rps": reference}
-            result["ok"] = run_ok(result, scenario["probe"])
-            result["ratio"] = result["rps"] / reference if result["ok"] and reference else None
-            scenario["runs"].append(result)
-            log(f"  {result['rps']:.0f} req/s (ceiling {before['rps']:.0f} / "
-                f"{after['rps']:.0f}), p50 {result['p50_us'] / 1000:.2f} ms, p99 "
-                f"{result['p99_us'] / 1000:.2f} ms, non-2xx {result['non2xx']}, "
-                f"errors {result['socket_errors']}")
-            before = after
+    # Rounds repeat the whole sequence, so that each scenario's runs are spread over the run's
+    # time rather than taken back to back, and each is still side by side with its ceilings.
+    for round_number in range(1, args.rounds + 1):
+        for connections in args.connections:
+            before = ceiling_run(ceiling, args, connections, args.ceiling_duration)
+            ceiling_runs.setdefault(connections, []).append(before)
+            for scenario in scenarios:
+                of_rounds = f", round {round_number} of {args.rounds}" if args.rounds > 1 else ""
+                log(f"{scenario['name']}, {connections} connections{of_rounds}")
+                compare_raw = scenario["script"] == POST_SCRIPT
+                raw_before = raw_sqlite.run() if compare_raw else None
+                result = measure(scenario["server"], scenario["script"], scenario["path"] or "",
+                                 args.people, connections, args.duration, args)
+                result["round"] = round_number
+                result["ok"] = run_ok(result, scenario["probe"])
+                if compare_raw:
+                    raw_after = raw_sqlite.run()
+                    raw_rate = (raw_before["rowsPerSecond"] + raw_after["rowsPerSecond"]) / 2
+                    result["sqliteInsert"] = {"before": raw_before["rowsPerSecond"],
+                                              "after": raw_after["rowsPerSecond"],
+                                              "rowsPerSecond": raw_rate,
+                                              "ratio": result["rps"] / raw_rate
+                                              if result["ok"] and raw_rate else None}
+                after = ceiling_run(ceiling, args, connections, args.ceiling_duration)
+                ceiling_runs[connections].append(after)
+                reference = (before["rps"] + after["rps"]) / 2
+                result["ceiling"] = {"before": before, "after": after, "rps": reference}
+                result["ratio"] = result["rps"] / reference if result["ok"] and reference else None
+                scenario["runs"].append(result)
+                log(f"  {result['rps']:.0f} req/s (ceiling {before['rps']:.0f} / "
+                    f"{after['rps']:.0f}), p50 {result['p50_us'] / 1000:.2f} ms, p99 "
+                    f"{result['p99_us'] / 1000:.2f} ms, non-2xx {result['non2xx']}, "
+                    f"errors {result['socket_errors']}")
+                before = after
+    for scenario in scenarios:
+        scenario["summary"] = [summarize_runs([run for run in scenario["runs"]
+                                               if run["connections"] == connections])
+                               for connections in args.connections]
     process_peak = gateway.status()
     servers.stop_all()
     for scenario in scenarios:
@@ -523,19 +534,65 @@ def benchmark(args, servers):
     return results
 
 
+def summarize_runs(runs):
+    """A scenario's runs at one connection count (one per round) as one figure: the median of
+    each measure, so that one run hit by a neighbour's burst does not decide it, with the range
+    beside it. With one round it is that run's figures."""
+    ok = all(run["ok"] for run in runs)
+
+    def spread(values, prefix):
+        values = [v for v in values if v is not None]
+        if not values or not ok:
+            return {prefix: None, prefix + "Min": None, prefix + "Max": None}
+        return {prefix: median(values), prefix + "Min": min(values), prefix + "Max": max(values)}
+
+    summary = {"connections": runs[0]["connections"], "runs": len(runs), "ok": ok,
+               "rounds": [run["round"] for run in runs],
+               "rps": median([run["rps"] for run in runs]),
+               "rpsMin": min(run["rps"] for run in runs), "rpsMax": max(run["rps"] for run in runs),
+               "p50_us": median([run["p50_us"] for run in runs]),
+               "p99_us": median([run["p99_us"] for run in runs]),
+               "p99MinUs": min(run["p99_us"] for run in runs),
+               "p99MaxUs": max(run["p99_us"] for run in runs),
+               "non2xx": sum(run["non2xx"] for run in runs),
+               "socket_errors": sum(run["socket_errors"] for run in runs),
+               "peak_rss_kb": max(run["peak_rss_kb"] or 0 for run in runs) or None}
+    summary.update(spread([run["ratio"] for run in runs], "ratio"))
+    if all("sqliteInsert" in run for run in runs):
+        summary.update(spread([run["sqliteInsert"]["ratio"] for run in runs], "sqliteRatio"))
+        summary["sqliteRuns"] = [run["sqliteInsert"] for run in runs]
+    return summary
+
+
 def find_run(results, name, connections):
+    """The summary of a scenario's runs at `connections` (`summarize_runs`)."""
     for scenario in results["scenarios"]:
         if scenario["name"] == name:
-            for run in scenario["runs"]:
-                if run["connections"] == connections:
-                    return run
+            for summary in scenario["summary"]:
+                if summary["connections"] == connections:
+                    return summary
     return None
+
+
+def gateway_to_floor(results, floor_name, connections):
+    """The gateway's req/s over the floor's in each round at `connections` (the floor runs right
+    after the gateway): the median and the range, or None when either failed."""
+    runs = {}
+    for scenario in results["scenarios"]:
+        if scenario["name"] in (floor_name, FLOOR_OF[floor_name]):
+            runs[scenario["name"]] = {run["round"]: run for run in scenario["runs"]
+                                      if run["connections"] == connections}
+    floor_runs, gateway_runs = runs.get(floor_name, {}), runs.get(FLOOR_OF[floor_name], {})
+    ratios = [gateway_runs[r]["rps"] / floor_runs[r]["rps"] for r in floor_runs
+              if r in gateway_runs and floor_runs[r]["ok"] and gateway_runs[r]["ok"]
+              and floor_runs[r]["rps"]]
+    return (median(ratios), min(ratios), max(ratios)) if ratios else None
 
 
 def check_targets(results):
     targets = []
 
-    def verdict(run, value, passed, goal, what, floor=None):
+    def verdict(run, value, passed, goal, what, floor=None, low=None, high=None):
         if run is None:
             state, value = "not run", None
         elif not run["ok"]:
@@ -543,7 +600,8 @@ def check_targets(results):
         else:
             state = "PASS" if passed else "FAIL"
         targets.append({"target": what, "goal": goal, "value": value, "result": state,
-                        "floor": floor})
+                        "floor": floor, "runs": run["runs"] if run else 0,
+                        "range": [low, high] if value is not None and low is not None else None})
 
     for name, minimum in RATIO_TARGETS:
         run = find_run(results, name, 16)
@@ -553,19 +611,21 @@ def check_targets(results):
         floor_run = find_run(results, FLOOR_SCENARIOS[name], 16) if name in FLOOR_SCENARIOS else None
         floor = floor_run.get("ratio") if floor_run else None
         verdict(run, ratio, ratio is not None and ratio >= minimum, f">= {minimum:.2f}",
-                f"{label(name)} @16, x ceiling", floor)
+                f"{label(name)} @16, x ceiling", floor,
+                *((run["ratioMin"], run["ratioMax"]) if run else ()))
     run = find_run(results, "POST Person", 16)
-    raw = run["sqliteInsert"]["rowsPerSecond"] if run else None
-    ratio = run["rps"] / raw if run and run["ok"] and raw else None
+    ratio = run.get("sqliteRatio") if run else None
     verdict(run, ratio, ratio is not None and ratio >= POST_TO_SQLITE_TARGET,
-            f">= {POST_TO_SQLITE_TARGET:.2f}", "POST Person @16, x raw SQLite inserts")
+            f">= {POST_TO_SQLITE_TARGET:.2f}", "POST Person @16, x raw SQLite inserts", None,
+            *((run.get("sqliteRatioMin"), run.get("sqliteRatioMax")) if run else ()))
     for scenario in results["scenarios"]:
         if scenario["kind"] != "read":
             continue
         run = find_run(results, scenario["name"], 64)
         p99 = run["p99_us"] / 1000 if run else None
         verdict(run, p99, p99 is not None and p99 < P99_TARGET_MS, f"< {P99_TARGET_MS:.0f} ms",
-                f"{label(scenario['name'])} @64, p99 ms")
+                f"{label(scenario['name'])} @64, p99 ms", None,
+                *((run["p99MinUs"] / 1000, run["p99MaxUs"] / 1000) if run else ()))
     return targets
 
 
@@ -579,39 +639,57 @@ def format_default(results):
         lines.append(f"Raw SQLite: {raw['rowsPerSecond']:.0f} one-row inserts/s on average, "
                      f"{raw['min']:.0f} to {raw['max']:.0f} (journal {raw['journal']}, "
                      f"synchronous {raw['synchronous']}; run before and after each POST run)")
+    rounds = max((summary["runs"] for scenario in results["scenarios"]
+                  for summary in scenario["summary"]), default=1)
+
+    def ranged(value, low, high, form="{:.2f}"):
+        """A median with its range when there were rounds: `0.84 (0.81-0.86)`."""
+        if value is None:
+            return "-"
+        shown = form.format(value)
+        return f"{shown} ({form.format(low)}-{form.format(high)})" if rounds > 1 else shown
+
+    if rounds > 1:
+        lines.append(f"{rounds} rounds: each figure is the median of its runs, one per round, "
+                     f"with their range in brackets where it is a ratio")
     header = (f"{'scenario':<{LABEL_WIDTH}} {'conn':>4} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-              f"{'x ceil':>6} {'non-2xx':>8} {'RSS MB':>7}")
+              f"{'x ceil':>{17 if rounds > 1 else 6}} {'non-2xx':>8} {'RSS MB':>7}")
     lines.append(header)
     lines.append("-" * len(header))
+    ratio_width = 17 if rounds > 1 else 6
     for connections, figure in sorted(results["ceiling"].items()):
         lines.append(f"{'C ceiling (libmicrohttpd, fixed body)':<{LABEL_WIDTH}} {connections:>4} "
                      f"{figure['rps']:>9.0f} {figure['p50_us'] / 1000:>7.2f} "
-                     f"{figure['p99_us'] / 1000:>7.2f} {1:>6.2f} {0:>8} {'':>7}")
+                     f"{figure['p99_us'] / 1000:>7.2f} {'1.00':>{ratio_width}} {0:>8} {'':>7}")
     for scenario in results["scenarios"]:
-        for run in scenario["runs"]:
-            ratio = f"{run['ratio']:.2f}" if run.get("ratio") is not None else "-"
-            rss = f"{run['peak_rss_kb'] / 1024:.1f}" if run.get("peak_rss_kb") else "-"
-            lines.append(f"{label(scenario['name']):<{LABEL_WIDTH}} {run['connections']:>4} {run['rps']:>9.0f} "
-                         f"{run['p50_us'] / 1000:>7.2f} {run['p99_us'] / 1000:>7.2f} {ratio:>6} "
-                         f"{run['non2xx']:>8} {rss:>7}")
+        for summary in scenario["summary"]:
+            ratio = ranged(summary["ratio"], summary["ratioMin"], summary["ratioMax"])
+            rss = f"{summary['peak_rss_kb'] / 1024:.1f}" if summary.get("peak_rss_kb") else "-"
+            lines.append(f"{label(scenario['name']):<{LABEL_WIDTH}} {summary['connections']:>4} "
+                         f"{summary['rps']:>9.0f} {summary['p50_us'] / 1000:>7.2f} "
+                         f"{summary['p99_us'] / 1000:>7.2f} {ratio:>{ratio_width}} "
+                         f"{summary['non2xx']:>8} {rss:>7}")
         if scenario["script"] == POST_SCRIPT:
-            for run in scenario["runs"]:
-                if run["ok"]:
-                    raw_run = run["sqliteInsert"]
-                    lines.append(f"    ^ {run['connections']} connections: "
-                                 f"{run['rps'] / raw_run['rowsPerSecond']:.2f} x raw SQLite "
-                                 f"({raw_run['before']:.0f} before, {raw_run['after']:.0f} after)")
+            for summary in scenario["summary"]:
+                if summary["ok"]:
+                    raw = [run["rowsPerSecond"] for run in summary["sqliteRuns"]]
+                    around = (f"{summary['sqliteRuns'][0]['before']:.0f} before, "
+                              f"{summary['sqliteRuns'][0]['after']:.0f} after" if rounds == 1
+                              else f"raw SQLite {min(raw):.0f} to {max(raw):.0f} around them")
+                    lines.append(f"    ^ {summary['connections']} connections: "
+                                 f"{ranged(summary['sqliteRatio'], summary['sqliteRatioMin'], summary['sqliteRatioMax'])}"
+                                 f" x raw SQLite ({around})")
         if scenario["kind"] == "floor":
-            for run in scenario["runs"]:
-                gateway_run = find_run(results, scenario["floorOf"], run["connections"])
-                if run["ok"] and gateway_run and gateway_run["ok"]:
-                    lines.append(f"    ^ {run['connections']} connections: the gateway's "
-                                 f"{scenario['floorOf']} is {gateway_run['rps'] / run['rps']:.2f} x this floor")
+            for summary in scenario["summary"]:
+                compared = gateway_to_floor(results, scenario["name"], summary["connections"])
+                if compared:
+                    lines.append(f"    ^ {summary['connections']} connections: the gateway's "
+                                 f"{scenario['floorOf']} is {ranged(*compared)} x this floor")
         if scenario["script"] == BATCH_SCRIPT:
-            for run in scenario["runs"]:
-                if run["ok"]:
-                    lines.append(f"    ^ {run['connections']} connections: "
-                                 f"{run['rps'] * BATCH_CHANGES:.0f} changes/s")
+            for summary in scenario["summary"]:
+                if summary["ok"]:
+                    lines.append(f"    ^ {summary['connections']} connections: "
+                                 f"{summary['rps'] * BATCH_CHANGES:.0f} changes/s")
         if not scenario["probe"]["ok"]:
             lines.append(f"    ^ FAILING: {scenario['probe']['note']}")
         elif any(not run["ok"] for run in scenario["runs"]):
@@ -626,6 +704,8 @@ def format_default(results):
                        for c, f in sorted(results["ceiling"].items()))
     lines.append(f"x ceil = gateway req/s / mean of the ceiling runs just before and after it "
                  f"(same connections); ceiling rows = mean of all its runs (range: {spread})")
+    if rounds > 1:
+        lines.append("p99 ms = the median of the rounds' p99")
     memory = results["gatewayMemory"]
     if memory.get("processPeakRssKb"):
         lines.append(f"Gateway peak RSS over the whole run: {memory['processPeakRssKb'] / 1024:.1f}"
@@ -635,9 +715,11 @@ def format_default(results):
     for target in results["targets"]:
         value = target["value"]
         shown = "-" if value is None else f"{value:.2f}"
+        if value is not None and target["runs"] > 1 and target["range"]:
+            shown += f" ({target['range'][0]:.2f}-{target['range'][1]:.2f})"
         floor = target.get("floor")
         beside = f"; C floor {floor:.2f}" if floor is not None else ""
-        lines.append(f"  {target['result']:<16} {target['target']:<56} {shown:>6}  "
+        lines.append(f"  {target['result']:<16} {target['target']:<56} {shown:>{18 if rounds > 1 else 6}}  "
                      f"(goal {target['goal']}{beside})")
     return "\n".join(lines)
 
@@ -900,6 +982,9 @@ def parse_arguments():
     parser.add_argument("--ceiling-duration", type=int, default=None,
                         help="seconds per ceiling run (default: half of --duration, at least 2)")
     parser.add_argument("--connections", default="16,64")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="times the whole sequence of runs is repeated; each figure is then "
+                             "the median of its rounds, shown with their range")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2,
                         help="thread pool of the gateway and of the ceiling")
     parser.add_argument("--gateway-log-level", default=None,
@@ -929,8 +1014,8 @@ def parse_arguments():
     args.ceiling_duration = args.ceiling_duration or max(2, args.duration // 2)
     args.data_dir = args.data_dir or os.path.join(args.results_dir, "data")
     args.stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    if args.duration < 1 or not args.connections:
-        parser.error("--duration must be at least 1 and --connections non-empty")
+    if args.duration < 1 or not args.connections or args.rounds < 1:
+        parser.error("--duration and --rounds must be at least 1 and --connections non-empty")
     return args
 
 
@@ -960,7 +1045,8 @@ def main():
     finally:
         servers.stop_all()
     results.update(timestamp=args.stamp, machine=machine_description(), options={
-        "duration": args.duration, "connections": args.connections, "threads": args.threads,
+        "duration": args.duration, "connections": args.connections, "rounds": args.rounds,
+        "threads": args.threads,
         "wrkThreads": args.wrk_threads, "people": args.people, "growth": args.growth,
         "synchronous": args.synchronous, "journal": args.journal})
     results["table"] = table.splitlines()
