@@ -12,7 +12,8 @@ after each gateway run), plus the raw SQLite insert rate for the write target, a
 and Person?$top=20 the C floor (--floor): libmicrohttpd and SQLite answering them alone, which
 shows how much of the distance to the ceiling any server reading SQLite must keep. Growth mode
 (--growth): the same read scenarios at a small and a large scale, and peak RSS while a client
-pages through the whole Person set.
+pages through the whole Person set. With --rounds N the whole sequence runs N times and each figure
+is the median of its N side-by-side runs, printed with their range.
 """
 
 import argparse
@@ -547,7 +548,6 @@ def summarize_runs(runs):
         return {prefix: median(values), prefix + "Min": min(values), prefix + "Max": max(values)}
 
     summary = {"connections": runs[0]["connections"], "runs": len(runs), "ok": ok,
-               "rounds": [run["round"] for run in runs],
                "rps": median([run["rps"] for run in runs]),
                "rpsMin": min(run["rps"] for run in runs), "rpsMax": max(run["rps"] for run in runs),
                "p50_us": median([run["p50_us"] for run in runs]),
@@ -652,11 +652,12 @@ def format_default(results):
     if rounds > 1:
         lines.append(f"{rounds} rounds: each figure is the median of its runs, one per round, "
                      f"with their range in brackets where it is a ratio")
+    # Room for `0.84 (0.81-0.86)` when there were rounds.
+    ratio_width = 17 if rounds > 1 else 6
     header = (f"{'scenario':<{LABEL_WIDTH}} {'conn':>4} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-              f"{'x ceil':>{17 if rounds > 1 else 6}} {'non-2xx':>8} {'RSS MB':>7}")
+              f"{'x ceil':>{ratio_width}} {'non-2xx':>8} {'RSS MB':>7}")
     lines.append(header)
     lines.append("-" * len(header))
-    ratio_width = 17 if rounds > 1 else 6
     for connections, figure in sorted(results["ceiling"].items()):
         lines.append(f"{'C ceiling (libmicrohttpd, fixed body)':<{LABEL_WIDTH}} {connections:>4} "
                      f"{figure['rps']:>9.0f} {figure['p50_us'] / 1000:>7.2f} "
@@ -719,7 +720,7 @@ def format_default(results):
             shown += f" ({target['range'][0]:.2f}-{target['range'][1]:.2f})"
         floor = target.get("floor")
         beside = f"; C floor {floor:.2f}" if floor is not None else ""
-        lines.append(f"  {target['result']:<16} {target['target']:<56} {shown:>{18 if rounds > 1 else 6}}  "
+        lines.append(f"  {target['result']:<16} {target['target']:<56} {shown:>{ratio_width + 1 if rounds > 1 else ratio_width}}  "
                      f"(goal {target['goal']}{beside})")
     return "\n".join(lines)
 
