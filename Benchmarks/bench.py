@@ -104,6 +104,31 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
+# The C yardsticks under Benchmarks/<name>/<name>.c and the libraries each links (as run.sh builds them).
+YARDSTICK_LIBRARIES = {"ceiling": ["libmicrohttpd"], "floor": ["libmicrohttpd", "sqlite3"]}
+
+
+def compile_yardstick(name, directory):
+    """Builds the C yardstick `name` into `directory` for the profiling scripts; returns its path."""
+    binary = os.path.join(directory, name)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + YARDSTICK_LIBRARIES[name], check=True,
+                           capture_output=True, text=True).stdout.split()
+    subprocess.run(["cc", "-O2", "-Wall", "-o", binary, os.path.join(BENCH_DIR, name, f"{name}.c")] + flags,
+                   check=True)
+    return binary
+
+
+def profiling_arguments(doc):
+    """The command line the profiling scripts share: a gateway binary, a 1,000-person data set,
+    rounds and seconds per wrk run; each script adds its own options."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("gateway")
+    parser.add_argument("db", help="a 1,000-person data set (Benchmarks/generate_data.py)")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--duration", type=int, default=3, help="seconds of each wrk run")
+    return parser
+
+
 def die_with_parent():
     """Runs in each child before exec: it receives SIGTERM if this script dies."""
     try:

@@ -17,10 +17,8 @@ work; the work a ratio stands for is read from the curve made non-increasing (ea
 higher than the one before it). Prints one table; nothing is written.
 """
 
-import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -68,19 +66,12 @@ def interpolate(points, ratio):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("gateway")
-    parser.add_argument("db", help="a 1,000-person data set (Benchmarks/generate_data.py)")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--duration", type=int, default=3, help="seconds of each wrk run")
+    parser = bench.profiling_arguments(__doc__)
     args = parser.parse_args()
 
     work_dir = tempfile.mkdtemp(prefix="cost-curve-")
     try:
-        ceiling = os.path.join(work_dir, "ceiling")
-        subprocess.run(["cc", "-O2", "-Wall", "-o", ceiling, os.path.join(bench.BENCH_DIR, "ceiling", "ceiling.c")]
-                       + subprocess.run(["pkg-config", "--cflags", "--libs", "libmicrohttpd"], check=True,
-                                        capture_output=True, text=True).stdout.split(), check=True)
+        ceiling = bench.compile_yardstick("ceiling", work_dir)
         log_path = os.path.join(work_dir, "servers.log")
         curve = {work: [] for work in WORK_US}
         gateway = {path: [] for path, _ in TARGETS}
