@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import bench  # noqa: E402  (Server and run_wrk, shared with the benchmark)
+import bench  # noqa: E402  (servers, wrk runs, the yardsticks' build: shared with the benchmark)
 
 WORK_US = [0, 1, 2, 3, 4, 6, 8, 12]
 TARGETS = [("Person({n})", 0.85), ("Person?$top=20", 0.60)]

@@ -12,7 +12,7 @@ context switches per request: the server's workers switched out while still runn
 
 Why: a server whose work per request outgrows wrk's leaves wrk's threads waiting for answers.
 Each then sleeps, is woken by the next answer and, having slept, preempts the worker that sent
-it: switches on a quarter of the requests or more instead of a few in a hundred, paid for by
+it: switches on a fifth of the requests or more instead of a few in a hundred, paid for by
 both sides. The table shows at which added cost that starts and which side of it the floor and
 the gateway are on; a server near the edge can fall on either side from one run to the next.
 Prints one line per run; nothing is written.
@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import bench  # noqa: E402  (Server and run_wrk, shared with the benchmark)
+import bench  # noqa: E402  (servers, wrk runs, the yardsticks' build: shared with the benchmark)
 
 WORK_US = [0, 1, 2, 3, 4]
 PEOPLE = 1000
@@ -56,6 +56,7 @@ def thread_switches(pid):
 
 
 def measure(name, command, target, duration, log_path):
+    """One run of `command` under wrk after a 1 s warm-up: requests/s, CPU and switches per request."""
     server = bench.Server(name, command, log_path)
     # The gateway prints its service root; the C yardsticks print the server's root.
     root = server.url if name == "gateway" else server.url + "CarDealer.svc/"
