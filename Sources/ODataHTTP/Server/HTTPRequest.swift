@@ -64,14 +64,15 @@ public struct HTTPRequest: Sendable {
     public var target: String { String(decoding: targetBytes, as: UTF8.self) }
 
     /// The path part of the target (before `?`).
-    public var path: Substring { splitTarget.path }
+    public var path: Substring { pathAndQuery.path }
 
     /// The query part of the target (after `?`), empty when there is none.
-    public var query: Substring { splitTarget.query }
+    public var query: Substring { pathAndQuery.query }
 
     /// `target` cut at its first `?` (searched in the text: repairing bytes that are not UTF-8
-    /// may have moved it from where `pathLength` counts it).
-    private var splitTarget: (path: Substring, query: Substring) {
+    /// may have moved it from where `pathLength` counts it). Each call makes `target` anew, so
+    /// a caller that needs both parts takes them from one call.
+    public var pathAndQuery: (path: Substring, query: Substring) {
         let target = target
         guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (Substring(target), "") }
         return (target[..<mark], target[target.index(after: mark)...])

@@ -156,9 +156,10 @@ public final class ODataService: @unchecked Sendable {
         let cache = try parseCaches.get()
         let parsed = try request.targetBytes.withUnsafeBytes { target in
             try cache.entry(for: target, text: { request.target }, parse: { () throws(URIError) in
-                var relative = Substring(request.path.utf8.dropFirst(root.utf8.count))
+                let (path, query) = request.pathAndQuery
+                var relative = Substring(path.utf8.dropFirst(root.utf8.count))
                 if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
-                return try uriParser.parse(path: relative, query: request.query)
+                return try uriParser.parse(path: relative, query: query)
             }, derive: { _ in QueryMemo() })
         }
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),

@@ -180,10 +180,11 @@ extension ODataService {
     /// delivered, `$skip` dropped (the token already positions the page) and `$top` reduced by
     /// what was delivered.
     func nextLink(_ context: RequestContext, token: [EDMValue], delivered: Int) -> String {
-        var request = context.request.path.dropFirst(configuration.rootPath.count)
+        let (path, query) = context.request.pathAndQuery
+        var request = path.dropFirst(configuration.rootPath.count)
         if request.first == "/" { request = request.dropFirst() }
         var parts: [String] = []
-        for pair in context.request.query.split(separator: "&") where !pair.isEmpty {
+        for pair in query.split(separator: "&") where !pair.isEmpty {
             let name = pair.prefix { $0 != "=" }
             if ["$skiptoken", "$skip", "$top"].contains(name) { continue }
             parts.append(String(pair))
