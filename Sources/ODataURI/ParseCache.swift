@@ -27,10 +27,11 @@ public final class ParseCache<Derived> {
     /// A class: a hit hands out one reference rather than a copy of the parse, which
     /// retained each of its parts (the path, the options' trees) again on every request.
     public final class Entry {
+        /// The target it was parsed from, which a lookup by fingerprint compares. First, so that
+        /// it shares a cache line with the entry's reference count and the start of its parse.
+        @usableFromInline let target: String
         public let info: UriInfo
         public let derived: Derived
-        /// The target it was parsed from, which a lookup by fingerprint compares.
-        @usableFromInline let target: String
 
         @inlinable init(target: String, info: UriInfo, derived: Derived) {
             self.target = target

@@ -11,8 +11,9 @@ public struct UriInfo: Sendable {
         case entityCollection(ResourcePath)
         /// One entity: `Set(key)`, `Set(key)/Nav(key)`, or a single-valued navigation.
         case entity(ResourcePath)
-        /// `Set(key)/Prop`, or with `/$value` its raw value.
-        case property(ResourcePath, Property, rawValue: Bool)
+        /// `Set(key)/Prop`, or with `/$value` its raw value. Indirect: a `Property` is a struct of
+        /// about 120 bytes, and inline it made every parse that large, whatever it addressed.
+        indirect case property(ResourcePath, Property, rawValue: Bool)
         /// `Set/$count` or `Set(key)/Nav/$count`: the number of addressed entities.
         case count(ResourcePath)
         /// `Set(key)/$links/Nav` or `Set(key)/$links/Nav(key)`: the links from the source entity.
