@@ -49,6 +49,24 @@ import Testing
         try expectSameEntities("PersonCarMaintenance?$top=4", expanding: "Maintenance")
     }
 
+    /// `Set(key)` is read by the key kept beside its cached parse (`KeyedEntity`), not the one
+    /// in its path: each request of a kept shape gets its own entity, whatever form its key
+    /// takes and whatever else it asks, and a missing one its 404.
+    @Test func eachKeyedTargetReadsItsOwnEntity() throws {
+        let targets = [("Person(3)", 3), ("Person(1)", 1), ("Person(003)", 3), ("Person(personID=2)", 2),
+                       ("Person(1)?$select=firstName,personID", 1), ("Person(2)?$expand=PersonCar", 2), ("Person(3)", 3)]
+        // Twice: the second round finds every shape kept.
+        for _ in 0..<2 {
+            for (target, id) in targets {
+                let entity = try #require(try gateway.get(target).d() as? [String: Any], "\(target)")
+                #expect(entity["personID"] as? Int == id, "\(target)")
+            }
+            let missing = try gateway.get("Person(999)")
+            #expect(missing.status == 404)
+            #expect(try missing.errorMessage() == "Resource not found for the segment 'Person(999)'.")
+        }
+    }
+
     /// Many services share one maintenance item, which is written once per response and
     /// copied under the other parents: each copy must be that parent's own, complete entity.
     @Test func sharedExpandedEntitiesAreEachTheRightOne() throws {

@@ -9,6 +9,12 @@ extension ODataService {
     func read(_ context: RequestContext) throws -> HTTPResponse {
         let info = context.info
         let options = info.options
+        // `Set(key)` by the key kept beside its parse, not the one in its path (`KeyedEntity`).
+        if let entity = context.parse.keyedEntity, let response = try streamedEntity(context, notFound: { notFound(entity) }, {
+            try $0.withSingle(entity, streaming: options.expand, memo: context.queryMemo, $1)
+        }) {
+            return response
+        }
         switch info.resource {
         case .serviceDocument:
             switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header(.accept)) {
@@ -29,25 +35,13 @@ extension ODataService {
             return try readCollection(path, context: context, representation: representation)
 
         case .entity(let path):
+            if let response = try streamedEntity(context, notFound: { notFound(path) }, {
+                try $0.withSingle(path, streaming: options.expand, memo: context.queryMemo, $1)
+            }) {
+                return response
+            }
             let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
             let reader = EntityReader(database: try database())
-            if representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) {
-                // Written from the row in place: nothing outlives it. Expanded collections are
-                // read as the response gets to them, each entity from its row too. They are read
-                // while the entity's statement still sits on its row, so every statement shares
-                // the snapshot of the transaction SQLite keeps open for it: no BEGIN and COMMIT.
-                let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
-                let serializer = serializer(context, version)
-                var written: (body: SerializedBytes, digest: UInt64)?
-                try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo) { row in
-                    // One digest for both: the ETag header and the one in `__metadata`.
-                    let digest = row.tagDigest
-                    written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
-                }
-                guard let (body, digest) = written else { throw notFound(path) }
-                try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-                return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: .weak(digest))
-            }
             // The entity's statement is done before its expansions are read: one transaction
             // keeps them all in one snapshot.
             let found = try options.expand.isEmpty ? reader.single(path) : reader.database.readTransaction {
@@ -215,6 +209,34 @@ extension ODataService {
     /// The ETag header's value for `record`, if it has one.
     func etag(of record: EntityRecord) -> EntityTagValue? {
         etagProvider.flatMap { provider in provider(record) }.map(EntityTagValue.text)
+    }
+
+    /// An entity written from its row in place, as `readSingle` lends it: nothing outlives it.
+    /// Expanded collections are read as the response gets to them, each entity from its row
+    /// too. They are read while the entity's statement still sits on its row, so every
+    /// statement shares the snapshot of the transaction SQLite keeps open for it: no BEGIN and
+    /// COMMIT. Nil when the request needs the entity as a record instead (Atom, or expansions
+    /// that are not streamed).
+    private func streamedEntity(_ context: RequestContext, notFound: () -> ServiceError,
+                                _ readSingle: (EntityReader, (EntityRow) throws -> Void) throws -> Bool) throws -> HTTPResponse? {
+        let options = context.info.options
+        let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
+        guard representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) else { return nil }
+        let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
+        let serializer = serializer(context, version)
+        var written: (body: SerializedBytes, digest: UInt64)?
+        _ = try readSingle(EntityReader(database: try database())) { row in
+            // One digest for both: the ETag header and the one in `__metadata`.
+            let digest = row.tagDigest
+            written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
+        }
+        guard let (body, digest) = written else { throw notFound() }
+        try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+        return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: .weak(digest))
+    }
+
+    func notFound(_ entity: KeyedEntity) -> ServiceError {
+        notFound(ResourcePath(segments: [.entitySet(entity.set, key: [entity.key])]))
     }
 
     func notFound(_ path: ResourcePath) -> ServiceError {

@@ -131,13 +131,39 @@ public struct EntityReader {
     @discardableResult
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
                            _ body: (EntityRow) throws -> Void) throws -> Bool {
-        guard !nodes.isEmpty else { return try withSingle(path, memo: memo, body) }
+        try withSingle(.path(path), streaming: nodes, memo: memo, body)
+    }
+
+    /// `withSingle(_:streaming:memo:_:)` for `Set(key)`, by the key kept beside its cached parse
+    /// rather than the one in its path (`KeyedEntity` says why).
+    @discardableResult
+    public func withSingle(_ entity: KeyedEntity, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
+                           _ body: (EntityRow) throws -> Void) throws -> Bool {
+        try withSingle(.keyed(entity), streaming: nodes, memo: memo, body)
+    }
+
+    /// What a single entity is read by.
+    private enum SingleEntity {
+        case path(ResourcePath)
+        case keyed(KeyedEntity)
+    }
+
+    private func withSingle(_ entity: SingleEntity, streaming nodes: [ExpandNode], memo: QueryMemo?,
+                            _ body: (EntityRow) throws -> Void) throws -> Bool {
+        guard !nodes.isEmpty else { return try withSingle(entity, memo: memo, body) }
         let stream = ExpansionStream(reader: self, nodes: nodes, memo: memo)
-        let found = try withSingle(path, memo: memo) { row in
+        let found = try withSingle(entity, memo: memo) { row in
             try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
         }
         if let error = stream.error { throw error }
         return found
+    }
+
+    private func withSingle(_ entity: SingleEntity, memo: QueryMemo?, _ body: (EntityRow) throws -> Void) throws -> Bool {
+        switch entity {
+        case .path(let path): try withSingle(path, memo: memo, body)
+        case .keyed(let keyed): try withSingle(keyed, memo: memo, body)
+        }
     }
 
     /// Lends the first entity the path addresses to `body` in place; false when there is none.
@@ -146,13 +172,9 @@ public struct EntityReader {
     @discardableResult
     public func withSingle(_ path: ResourcePath, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> Bool {
         if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
-            let statement = try keyStatement(set.entityType, key, memo: memo)
-            defer { statement.reset() }
-            guard try statement.step() else { return false }
-            let type = set.entityType
-            var buffer = RowBuffer(width: type.columnCount)
-            try body(EntityRow(type: type, columns: buffer.read(statement)))
-            return true
+            let statement = try keyStatement(set.entityType, memo: memo)
+            try statement.bind(key)
+            return try readSingleRow(statement, of: set.entityType, body)
         }
         var query = EntityQuery(path: path)
         query.top = 1
@@ -164,21 +186,37 @@ public struct EntityReader {
         return found
     }
 
+    /// `withSingle(_:memo:_:)` for `Set(key)`, by the key kept beside its cached parse.
+    @discardableResult
+    public func withSingle(_ entity: KeyedEntity, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> Bool {
+        let type = entity.set.entityType
+        let statement = try keyStatement(type, memo: memo)
+        try statement.bind(entity.key)
+        return try readSingleRow(statement, of: type, body)
+    }
+
+    /// Lends the row a key lookup finds to `body`; false when it finds none.
+    private func readSingleRow(_ statement: Statement, of type: EntityType, _ body: (EntityRow) throws -> Void) throws -> Bool {
+        defer { statement.reset() }
+        guard try statement.step() else { return false }
+        var buffer = RowBuffer(width: type.columnCount)
+        try body(EntityRow(type: type, columns: buffer.read(statement)))
+        return true
+    }
+
     /// `Set(key)`, the most frequent request of all: one primary-key lookup whose statement is
     /// prepared once per connection, and kept in the target's memo too: found there, it costs
-    /// no hashing of its cache key (about 400 instructions of a `Person(n)`, callgrind).
-    private func keyStatement(_ type: EntityType, _ key: [EDMValue], memo: QueryMemo?) throws -> Statement {
-        let statement: Statement
+    /// no hashing of its cache key (about 400 instructions of a `Person(n)`, callgrind). The
+    /// caller binds the key.
+    private func keyStatement(_ type: EntityType, memo: QueryMemo?) throws -> Statement {
         if let kept = memo?.keyLookup, kept.type == ObjectIdentifier(type), kept.statement.belongs(to: database) {
-            statement = kept.statement
-        } else {
-            statement = try database.cachedStatement(for: type, .selectByKey) {
-                "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
-                    + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
-            }
-            memo?.keyLookup = KeyLookup(type: ObjectIdentifier(type), statement: statement)
+            return kept.statement
         }
-        try statement.bind(key)
+        let statement = try database.cachedStatement(for: type, .selectByKey) {
+            "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
+                + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
+        }
+        memo?.keyLookup = KeyLookup(type: ObjectIdentifier(type), statement: statement)
         return statement
     }
 

@@ -45,6 +45,12 @@ public final class Statement {
         }
     }
 
+    /// `bind(_:)` for a key of one value, without an array for it.
+    func bind(_ value: EDMValue) throws(SQLiteError) {
+        clearBindings()
+        try bind(SQLValue(value), at: 1)
+    }
+
     private func clearBindings() {
         database.trace?(sql)
         sqlite3_reset(handle)
