@@ -155,7 +155,11 @@ public final class ODataService: @unchecked Sendable {
         // index arithmetic) cost about 400 instructions of every repeated request.
         let cache = try parseCaches.get()
         let parsed = try request.targetBytes.withUnsafeBytes { target in
-            try cache.entry(for: target, text: { request.target }, parse: { () throws(URIError) in
+            // Kept by the target below the root, which all of them share: shorter to fingerprint
+            // and compare, and one as short as `/Person(123)` fits in its String itself, with no
+            // storage of its own for a hit to reach.
+            let below = UnsafeRawBufferPointer(rebasing: target[root.utf8.count...])
+            return try cache.entry(for: below, text: { String(decoding: below, as: UTF8.self) }, parse: { () throws(URIError) in
                 let (path, query) = request.pathAndQuery
                 var relative = Substring(path.utf8.dropFirst(root.utf8.count))
                 if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
