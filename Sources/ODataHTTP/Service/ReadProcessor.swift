@@ -10,7 +10,7 @@ extension ODataService {
         let info = context.info
         let options = info.options
         // `Set(key)` by the key kept beside its parse, not the one in its path (`KeyedEntity`).
-        if let entity = context.parse.keyedEntity, let response = try streamedEntity(context, notFound: { notFound(entity) }, {
+        if let entity = context.parse.keyedEntity, let response = try streamedEntity(context, options, notFound: { notFound(entity) }, {
             try $0.withSingle(entity, streaming: options.expand, memo: context.queryMemo, $1)
         }) {
             return response
@@ -35,7 +35,7 @@ extension ODataService {
             return try readCollection(path, context: context, representation: representation)
 
         case .entity(let path):
-            if let response = try streamedEntity(context, notFound: { notFound(path) }, {
+            if let response = try streamedEntity(context, options, notFound: { notFound(path) }, {
                 try $0.withSingle(path, streaming: options.expand, memo: context.queryMemo, $1)
             }) {
                 return response
@@ -217,9 +217,8 @@ extension ODataService {
     /// statement shares the snapshot of the transaction SQLite keeps open for it: no BEGIN and
     /// COMMIT. Nil when the request needs the entity as a record instead (Atom, or expansions
     /// that are not streamed).
-    private func streamedEntity(_ context: RequestContext, notFound: () -> ServiceError,
+    private func streamedEntity(_ context: RequestContext, _ options: QueryOptions, notFound: () -> ServiceError,
                                 _ readSingle: (EntityReader, (EntityRow) throws -> Void) throws -> Bool) throws -> HTTPResponse? {
-        let options = context.info.options
         let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
         guard representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) else { return nil }
         let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
