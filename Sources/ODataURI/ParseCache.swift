@@ -51,14 +51,14 @@ public final class ParseCache<Derived> {
         }
     }
 
-    /// Targets by the fingerprint of their bytes (`TargetFingerprint`), each entry with its
-    /// target, which a hit compares byte for byte. Keyed by the String itself, a lookup hashed it
-    /// with SipHash and compared two Strings through the standard library's general comparison,
-    /// about 400 instructions a request (callgrind). Two targets of one fingerprint take turns in its place,
-    /// each found only by its own bytes.
+    /// Targets by the fingerprint of their bytes (`TargetFingerprint`, `TargetTable`), each entry
+    /// with its target, which a hit compares byte for byte. Keyed by the String itself, a lookup
+    /// hashed it with SipHash and compared two Strings through the standard library's general
+    /// comparison, about 400 instructions a request (callgrind). Two targets of one fingerprint
+    /// take turns in its place, each found only by its own bytes.
     /// One thread uses a cache (see above), and parsing calls nothing that touches it, so the
     /// tables skip the runtime's exclusivity check on each access.
-    @exclusivity(unchecked) @usableFromInline var byTarget: [UInt64: Entry] = [:]
+    @exclusivity(unchecked) @usableFromInline var byTarget: TargetTable<Entry>
     @exclusivity(unchecked) @usableFromInline var byShape: [TargetShape: Entry] = [:]
     public let capacity: Int
     /// Longer targets are parsed every time: with them the cache could hold megabytes of
@@ -74,7 +74,10 @@ public final class ParseCache<Derived> {
         self.capacity = capacity
         self.longestTarget = longestTarget
         self.fingerprint = fingerprint
+        byTarget = TargetTable(capacity: capacity)
     }
+
+    deinit { byTarget.deallocate() }
 
     /// The entry of `target`, from the cache, or made by `parse` and `derive`.
     @inlinable public func entry(for target: String, parse: () throws(URIError) -> UriInfo,
@@ -98,7 +101,7 @@ public final class ParseCache<Derived> {
             return Entry(target: text(), info: info, derived: derive(info))
         }
         let fingerprint = fingerprint(bytes)
-        if let entry = byTarget[fingerprint], entry.isTarget(bytes) { return entry }
+        if let entry = byTarget.element(for: fingerprint), entry.isTarget(bytes) { return entry }
         let target = text()
         let shape = TargetShape(target)
         let entry: Entry
@@ -117,8 +120,7 @@ public final class ParseCache<Derived> {
             if byShape.count >= capacity { byShape.remove(at: byShape.startIndex) }
             byShape[shape] = entry
         }
-        if byTarget.count >= capacity { byTarget.removeAll(keepingCapacity: true) }
-        byTarget[fingerprint] = entry
+        byTarget.set(entry, for: fingerprint)
         return entry
     }
 
