@@ -35,7 +35,8 @@ extension ODataService {
             return try readCollection(path, context: context, representation: representation)
 
         case .entity(let path):
-            if let response = try streamedEntity(context, options, notFound: { notFound(path) }, {
+            // A keyed entity that can be streamed was answered above: not asked again here.
+            if context.parse.keyedEntity == nil, let response = try streamedEntity(context, options, notFound: { notFound(path) }, {
                 try $0.withSingle(path, streaming: options.expand, memo: context.queryMemo, $1)
             }) {
                 return response

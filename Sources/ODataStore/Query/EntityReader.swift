@@ -161,8 +161,13 @@ public struct EntityReader {
 
     private func withSingle(_ entity: SingleEntity, memo: QueryMemo?, _ body: (EntityRow) throws -> Void) throws -> Bool {
         switch entity {
-        case .path(let path): try withSingle(path, memo: memo, body)
-        case .keyed(let keyed): try withSingle(keyed, memo: memo, body)
+        case .path(let path):
+            return try withSingle(path, memo: memo, body)
+        case .keyed(let keyed):
+            let type = keyed.set.entityType
+            let statement = try keyStatement(type, memo: memo)
+            try statement.bind(keyed.key)
+            return try readSingleRow(statement, of: type, body)
         }
     }
 
@@ -184,15 +189,6 @@ public struct EntityReader {
             try body(row)
         }
         return found
-    }
-
-    /// `withSingle(_:memo:_:)` for `Set(key)`, by the key kept beside its cached parse.
-    @discardableResult
-    public func withSingle(_ entity: KeyedEntity, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        let type = entity.set.entityType
-        let statement = try keyStatement(type, memo: memo)
-        try statement.bind(entity.key)
-        return try readSingleRow(statement, of: type, body)
     }
 
     /// Lends the row a key lookup finds to `body`; false when it finds none.
