@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The CarDealer benchmark, in one command:
 #   Benchmarks/run.sh [--people 1000] [--duration 8] [--connections 16,64] [--growth] ...
-# Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway in release mode
-# with LTO (as scripts/run does) and the three C yardsticks (the libmicrohttpd ceiling, the floor
-# of libmicrohttpd and SQLite for Person(n) and Person?$top=20 without a gateway, and the raw
-# SQLite insert loop), then runs
+# Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway as scripts/run
+# does (scripts/build-release: release mode, LTO, profile-guided) and the three C yardsticks
+# (the libmicrohttpd ceiling, the floor of libmicrohttpd and SQLite for Person(n) and
+# Person?$top=20 without a gateway, and the raw SQLite insert loop), then runs
 # Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on 127.0.0.1,
 # drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
 # Every option is passed on to bench.py (see `Benchmarks/run.sh --help`), except two:
@@ -52,10 +52,9 @@ cc -O2 -Wall -o "$BIN_DIR/floor" "$BENCH_DIR/floor/floor.c" $(pkg-config --cflag
 cc -O2 -Wall -o "$BIN_DIR/sqlite_insert" "$BENCH_DIR/sqlite_insert/sqlite_insert.c" $(pkg-config --cflags --libs sqlite3)
 
 if [ -z "$GATEWAY" ]; then
-    echo "building dealer-gateway (release)" >&2
-    # Built as scripts/run builds it, with whole-program (LTO) optimisation.
-    (cd "$REPO_DIR" && swift build -c release --experimental-lto-mode=full --product dealer-gateway --scratch-path "$SCRATCH_PATH" >&2)
-    GATEWAY="$(cd "$REPO_DIR" && swift build -c release --experimental-lto-mode=full --product dealer-gateway --scratch-path "$SCRATCH_PATH" --show-bin-path)/dealer-gateway"
+    echo "building dealer-gateway (release, LTO, profile-guided: scripts/build-release)" >&2
+    # Built as scripts/run builds it, so that the figures are the product's.
+    GATEWAY="$("$REPO_DIR/scripts/build-release" --scratch-path "$SCRATCH_PATH")"
 fi
 GATEWAY="$(cd "$(dirname "$GATEWAY")" && pwd)/$(basename "$GATEWAY")"
 
