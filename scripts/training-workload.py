@@ -2,9 +2,9 @@
 """The training run of the profile-guided release build (scripts/build-release).
 
 Starts an instrumented dealer-gateway on a fresh database made from the schema and the seed data,
-sends it a broad mix of OData requests for a few seconds, stops it with SIGTERM (so that the
-profile runtime writes its counts at exit) and marks the raw profiles it wrote as context-sensitive
-(see mark_context_sensitive). Everything it asks for is derived from the service's own $metadata
+sends it a broad mix of OData requests for a few seconds and stops it with SIGTERM (so that the
+profile runtime writes its counts at exit); with --mark-profiles it then marks the raw profiles as
+context-sensitive (see mark_context_sensitive). Everything it asks for is derived from the service's own $metadata
 and data, so no entity set is named here: keyed reads, pages, $expand one and two levels deep,
 $filter with $orderby and $inlinecount, filters through navigation, $select, $count, navigation and
 $links paths, paging by __next, Atom, $metadata and the service document, errors, and the writes
@@ -92,8 +92,7 @@ class Model:
             entity_type["targets"] = {}
             for nav, (association, role) in entity_type["navigation"].items():
                 target_type, multiplicity = associations[association][role]
-                entity_type["targets"][nav] = (self.set_of_type.get(target_type), multiplicity == "*",
-                                               multiplicity == "1")
+                entity_type["targets"][nav] = (self.set_of_type.get(target_type), multiplicity == "*")
 
 
 def rows_of(answer):
@@ -119,7 +118,6 @@ class Workload:
         self.random = random.Random(seed)
         self.lock = threading.Lock()
         self.entities = {}  # set -> list of entities (JSON objects) read at the start
-        self.created = {}  # set -> keys (URI text) of entities this run made
         self.statuses = {}
         self.failures = []
         self.disabled = set()
@@ -180,7 +178,7 @@ class Workload:
 
     def navigation(self, entity_set, to_many=None):
         entity_type = self.model.types[self.model.sets[entity_set]]
-        return [(nav, target) for nav, (target, many, _) in entity_type["targets"].items()
+        return [(nav, target) for nav, (target, many) in entity_type["targets"].items()
                 if target and (to_many is None or many == to_many)]
 
     def literal(self, value):
@@ -273,7 +271,7 @@ class Workload:
         source = self.random.choice(rows)
         body = {n: source[n] for n in entity_type["properties"]
                 if n not in entity_type["generated"] and n in source}
-        for nav, (target, many, required) in entity_type["targets"].items():
+        for nav, (target, many) in entity_type["targets"].items():
             if not many and target and self.entities.get(target):
                 body[nav] = {"__metadata": {"uri": f"{target}({self.any_key(target)})"}}
         return body
