@@ -167,11 +167,11 @@ class Workload:
         rows = self.entities.get(entity_set)
         return self.key_of(entity_set, self.random.choice(rows)) if rows else None
 
-    def string_value(self, entity_set, exclude=()):
+    def string_value(self, entity_set):
         """A (property, value) of a string property some entity of the set has."""
         entity_type = self.model.types[self.model.sets[entity_set]]
         names = [n for n, t in entity_type["properties"].items()
-                 if t == "Edm.String" and n not in entity_type["keys"] and n not in exclude]
+                 if t == "Edm.String" and n not in entity_type["keys"]]
         rows = self.entities.get(entity_set) or []
         candidates = [(n, row[n]) for row in rows for n in names if isinstance(row.get(n), str)]
         return self.random.choice(candidates) if candidates else None
@@ -264,7 +264,8 @@ class Workload:
         self.send(c, "GET", f"{s}?$top=x")
 
     def new_entity(self, s):
-        """A copy of an existing entity's properties, bound to the same related entities."""
+        """A copy of an existing entity's properties, bound to a related entity of each kind it
+        has one of (any such entity, not necessarily the copied one's)."""
         rows = self.entities.get(s)
         if not rows: return None
         entity_type = self.model.types[self.model.sets[s]]
