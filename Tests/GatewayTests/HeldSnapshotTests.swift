@@ -126,17 +126,25 @@ import Testing
         }
     }
 
-    /// A connection that closes while the anchor still knows its snapshot: nothing touches it after.
+    /// A connection that closes while the anchor still knows its snapshot: nothing touches it
+    /// after. The anchor does not keep snapshots alive, so a closing connection's must leave its
+    /// list, or ending idle snapshots would reach freed memory.
     @Test func aClosedConnectionIsLeftAlone() throws {
         try withAnchor { path, anchor in
+            let (other, otherSnapshot) = try worker(path, anchor)
             do {
                 let (database, snapshot) = try worker(path, anchor)
                 _ = try readRequest(database, snapshot)
+                #expect(anchor.snapshotCount == 2)
             }
+            #expect(anchor.snapshotCount == 1, "the closed connection's snapshot is still on the anchor's list")
+            _ = try readRequest(other, otherSnapshot)
             anchor.suspend()
             anchor.resume()
             anchor.tick()
             #expect(anchor.isHolding)
+            #expect(try readRequest(other, otherSnapshot) == 0)
+            #expect(otherSnapshot.isHolding)
         }
     }
 }

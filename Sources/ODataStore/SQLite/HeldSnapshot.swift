@@ -60,6 +60,9 @@ public final class HeldSnapshot: @unchecked Sendable {
     }
 
     deinit {
+        // Already gone from the anchor's list when retired, as it always is first (`Database`
+        // retires its snapshot before it closes); forgetting twice is harmless.
+        anchor.forget(self)
         seenHeader.deallocate()
         sqlite3_finalize(begin)
         sqlite3_finalize(commit)
@@ -113,6 +116,9 @@ public final class HeldSnapshot: @unchecked Sendable {
     /// When the connection closes: waits for the request or the end in progress, and stops
     /// everything else from touching the connection.
     func retire() {
+        // Off the anchor's list first, under the anchor's lock alone: the anchor holds that
+        // lock while it ends idle snapshots, and only tries this one's.
+        anchor.forget(self)
         lock.withLock {
             end()
             retired = true
