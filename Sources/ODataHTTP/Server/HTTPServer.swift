@@ -207,6 +207,9 @@ public final class HTTPServer: @unchecked Sendable {
 /// (libmicrohttpd's mutex orders the two). So its fields skip the runtime's exclusivity checks:
 /// with them, `readyResponse` and the hold in every response made a `Person(7)` about 1,400
 /// instructions dearer (callgrind); without them and with the hold a class, it costs what it did.
+/// The connection holds its state from open to close (`connectionNotifier`), so libmicrohttpd's
+/// callbacks use it unretained (`_withUnsafeGuaranteedRef`): taking it retained cost 13 retains
+/// and releases a request, one per callback and header field.
 private final class RequestState {
     /// The target's bytes, copied into storage kept for the connection's next requests.
     @exclusivity(unchecked) var targetBytes: [UInt8] = []
@@ -338,17 +341,18 @@ private let connectionNotifier: MHD_NotifyConnectionCallback = { _, _, socketCon
 /// connection's state, begun for this request, rides along as the request's context pointer.
 private let uriLogger: cmhd_uri_log_callback = { _, uri, connection in
     guard let connection, let pointer = cmhd_socket_context(connection) else { return nil }
-    Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue().begin(target: uri)
+    Unmanaged<RequestState>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.begin(target: uri) }
     return pointer
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, _ in
     guard let context, let pointer = context.pointee else { return }
-    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
-    // A parked connection that ended before its response was sent (the client went away).
-    if state.readyResponse != nil, let cls {
-        state.readyResponse = nil
-        Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().unpark()
+    Unmanaged<RequestState>.fromOpaque(pointer)._withUnsafeGuaranteedRef { state in
+        // A parked connection that ended before its response was sent (the client went away).
+        if state.readyResponse != nil, let cls {
+            state.readyResponse = nil
+            Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().unpark()
+        }
     }
     context.pointee = nil
 }
@@ -356,9 +360,10 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, 
 private let headerCollector: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
     guard let context, let key else { return MHD_Result.YES }
     // With the lengths libmicrohttpd already knows: String(cString:) measured each string first.
-    Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue().collect(
-        name: UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize),
-        value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+    Unmanaged<RequestState>.fromOpaque(context)._withUnsafeGuaranteedRef { state in
+        state.collect(name: UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize),
+                      value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+    }
     return MHD_Result.YES
 }
 
@@ -367,7 +372,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
     // The server object is shared by every worker thread: a retain and release of it per call
     // were atomic writes to one cache line from both cores. It outlives its daemon's callbacks.
     return Unmanaged<HTTPServer>.fromOpaque(cls)._withUnsafeGuaranteedRef { server in
-        access(server, connection, method, uploadData, uploadSize, Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue())
+        Unmanaged<RequestState>.fromOpaque(pointer)._withUnsafeGuaranteedRef { state in
+            access(server, connection, method, uploadData, uploadSize, state)
+        }
     }
 }
 

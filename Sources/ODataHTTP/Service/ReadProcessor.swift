@@ -266,17 +266,15 @@ extension ODataService {
     /// building one cost an array and its four fields, and their destruction, on every request.
     private func okHeaders(type: String, version: ResponseVersion) -> [(String, String)] {
         guard type == Self.jsonType else { return Self.headers(type: type, version: version) }
-        return version == .v1 ? Self.jsonHeadersV1 : Self.jsonHeadersV2
+        return version == .v1 ? jsonHeaders.v1 : jsonHeaders.v2
     }
 
-    private static func headers(type: String, version: ResponseVersion) -> [(String, String)] {
+    static func headers(type: String, version: ResponseVersion) -> [(String, String)] {
         [("Content-Type", type), ("DataServiceVersion", version.headerValue), ("Cache-Control", "no-cache"),
          ("X-Content-Type-Options", "nosniff")]
     }
 
-    private static let jsonType = "application/json;charset=utf-8"
-    private static let jsonHeadersV1 = headers(type: jsonType, version: .v1)
-    private static let jsonHeadersV2 = headers(type: jsonType, version: .v2)
+    static let jsonType = "application/json;charset=utf-8"
 }
 
 /// Percent-encoding for a query option value: everything but unreserved characters and the
