@@ -3,17 +3,19 @@ import ODataStore
 import ODataURI
 
 /// Absolute URIs of entities and their links, below one service root.
-public struct EntityURIs: Sendable {
+/// A class: a request hands it from the service's cache to its context and to each serializer,
+/// and a struct of a String and an array cost two retains and releases at each of them.
+public final class EntityURIs: Sendable {
     /// The service root with a trailing slash, e.g. `http://host/CarDealer.svc/`.
     public let serviceRoot: String
     /// `serviceRoot` as JSON string content, escaped once for every entity URI written below it.
     let serviceRootJSON: [UInt8]
 
     public init(serviceRoot: String) {
-        self.serviceRoot = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
-        var escaped = JSONWriter(capacity: self.serviceRoot.utf8.count + 8)
-        var root = self.serviceRoot
+        var root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
+        var escaped = JSONWriter(capacity: root.utf8.count + 8)
         root.withUTF8 { escaped.appendEscaped($0) }
+        self.serviceRoot = root
         serviceRootJSON = escaped.bytes
     }
 
