@@ -34,6 +34,18 @@ public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
         pthread_key_delete(key)
     }
 
+    /// `body` with the calling thread's value, lent without a retain: the thread's slot holds it
+    /// until the thread ends, and only this thread could replace it. For what a request does
+    /// with the value and lets go of: `get()` hands out a reference of its own, a retain and
+    /// release each time.
+    @inline(__always)
+    public func withValue<Result>(_ body: (Value) throws -> Result) throws -> Result {
+        if let pointer = pthread_getspecific(key) {
+            return try Unmanaged<Value>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+        }
+        return try body(get())
+    }
+
     public func get() throws -> Value {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<Value>.fromOpaque(pointer).takeUnretainedValue()

@@ -97,7 +97,7 @@ public final class ODataService: @unchecked Sendable {
     /// Handles one request; every failure becomes an OData error response.
     /// A write's response comes with a hold (`HTTPResponse.hold`) until its commit is decided.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let snapshot = try? database().heldSnapshot
+        let snapshot = try? connections.withValue { $0.heldSnapshot }
         snapshot?.beginRequest(reads: request.method == "GET" || request.method == "HEAD")
         var response = respond(to: request)
         snapshot?.endRequest()
@@ -160,18 +160,19 @@ public final class ODataService: @unchecked Sendable {
         // The target's text, and the path below the root and the query cut out of it, are made
         // only for a parse: a target met before is found by its bytes, and cutting them (String
         // index arithmetic) cost about 400 instructions of every repeated request.
-        let cache = try parseCaches.get()
-        let parsed = try request.targetBytes.withUnsafeBytes { target in
-            // Kept by the target below the root, which all of them share: shorter to fingerprint
-            // and compare, and one as short as `/Person(123)` fits in its String itself, with no
-            // storage of its own for a hit to reach.
-            let below = UnsafeRawBufferPointer(rebasing: target[root.utf8.count...])
-            return try cache.entry(for: below, text: { String(decoding: below, as: UTF8.self) }, parse: { () throws(URIError) in
-                let (path, query) = request.pathAndQuery
-                var relative = Substring(path.utf8.dropFirst(root.utf8.count))
-                if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
-                return try uriParser.parse(path: relative, query: query)
-            }, derive: { _ in QueryMemo() })
+        let parsed = try parseCaches.withValue { cache in
+            try request.targetBytes.withUnsafeBytes { target in
+                // Kept by the target below the root, which all of them share: shorter to fingerprint
+                // and compare, and one as short as `/Person(123)` fits in its String itself, with no
+                // storage of its own for a hit to reach.
+                let below = UnsafeRawBufferPointer(rebasing: target[root.utf8.count...])
+                return try cache.entry(for: below, text: { String(decoding: below, as: UTF8.self) }, parse: { () throws(URIError) in
+                    let (path, query) = request.pathAndQuery
+                    var relative = Substring(path.utf8.dropFirst(root.utf8.count))
+                    if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
+                    return try uriParser.parse(path: relative, query: query)
+                }, derive: { _ in QueryMemo() })
+            }
         }
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
                                                              maxDataServiceVersion: request.header(.maxDataServiceVersion))
@@ -195,12 +196,13 @@ public final class ODataService: @unchecked Sendable {
     /// The URIs below the request's service root. A thread's requests nearly always name the
     /// same host, so its last root is kept, escaped for JSON, rather than built per request.
     private func entityURIs(for request: HTTPRequest) throws -> EntityURIs {
-        let cache = try serviceRoots.get()
-        let host = request.header(.host)
-        if let uris = cache.uris, cache.host == host { return uris }
-        let uris = EntityURIs(serviceRoot: serviceRoot(for: request))
-        (cache.host, cache.uris) = (host, uris)
-        return uris
+        try serviceRoots.withValue { cache in
+            let host = request.header(.host)
+            if let uris = cache.uris, cache.host == host { return uris }
+            let uris = EntityURIs(serviceRoot: serviceRoot(for: request))
+            (cache.host, cache.uris) = (host, uris)
+            return uris
+        }
     }
 
     func errorResponse(_ error: ServiceError, request: HTTPRequest) -> HTTPResponse {

@@ -48,7 +48,7 @@ public final class ServicePerThread: @unchecked Sendable {
     /// Handles one request with the calling thread's service.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            return try services.get().handle(request)
+            return try services.withValue { $0.handle(request) }
         } catch {
             // Only a model that no longer loads gets here; the one it was copied from did.
             return HTTPResponse(status: 500, contentType: "application/json;charset=utf-8",

@@ -1,0 +1,54 @@
+import Foundation
+import ODataHTTP
+import Synchronization
+import Testing
+
+/// `ThreadLocal` keeps one value per thread (the gateway's SQLite connection, parse cache and
+/// service of each worker). `withValue` lends that value without a reference of its own; it
+/// must still be the thread's value, made once, and kept after the lending.
+@Suite struct ThreadLocalTests {
+    final class Counter: Sendable {
+        let serial: Int
+        init(serial: Int) { self.serial = serial }
+    }
+
+    @Test func eachThreadGetsItsOwnValueMadeOnce() throws {
+        let made = Mutex(0)
+        let local = ThreadLocal { Counter(serial: made.withLock { count in count += 1; return count }) }
+
+        // First use on this thread, lent: made then, and the same value afterwards however asked.
+        let first = try local.withValue { $0.serial }
+        #expect(try local.withValue { $0.serial } == first)
+        #expect(try local.get().serial == first)
+        #expect(made.withLock { $0 } == 1)
+
+        // Another thread gets a value of its own, whether it asks by `withValue` or `get` first.
+        let others = Mutex<[Int]>([])
+        let done = DispatchGroup()
+        for index in 0..<2 {
+            done.enter()
+            Thread.detachNewThread {
+                let serial = index == 0 ? try? local.withValue { $0.serial } : try? local.get().serial
+                let again = try? local.withValue { $0.serial }
+                if let serial, serial == again { others.withLock { $0.append(serial) } }
+                done.leave()
+            }
+        }
+        done.wait()
+        let serials = others.withLock { $0 }
+        #expect(serials.count == 2, "each thread saw one value, every time it asked")
+        #expect(Set(serials + [first]).count == 3, "three threads, three values")
+        #expect(made.withLock { $0 } == 3)
+    }
+
+    @Test func aLentValueOutlivesTheLending() throws {
+        let local = ThreadLocal { Counter(serial: 7) }
+        // Made by a first use, so that the next is a lending from the thread's slot.
+        _ = try local.withValue { $0.serial }
+        weak var lent: Counter?
+        try local.withValue { lent = $0 }
+        // The thread's slot still holds it: lending took no reference that it then dropped.
+        #expect(lent?.serial == 7)
+        #expect(try local.withValue { $0 } === lent)
+    }
+}
