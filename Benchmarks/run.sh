@@ -3,8 +3,8 @@
 #   Benchmarks/run.sh [--people 1000] [--duration 8] [--connections 16,64] [--growth] ...
 # Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway as scripts/run
 # does (scripts/build-release: release mode, LTO, profile-guided) and the three C yardsticks
-# (the libmicrohttpd ceiling, the floor of libmicrohttpd and SQLite for Person(n) and
-# Person?$top=20 without a gateway, and the raw SQLite insert loop), then runs
+# (the libmicrohttpd ceiling, the floor of libmicrohttpd and SQLite for Person(n),
+# Person?$top=20 and the blog's $expand without a gateway, and the raw SQLite insert loop), then runs
 # Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on 127.0.0.1,
 # drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
 # Every option is passed on to bench.py (see `Benchmarks/run.sh --help`), except two:

@@ -1,11 +1,11 @@
-// The floor for the two reads the gateway is furthest from the ceiling on: what libmicrohttpd
-// and SQLite alone cost for GET .../Person(n) and GET .../Person?$top=N, with no gateway in
-// between. It answers them the way the gateway does (prepared statements on a per-thread
-// connection, a WAL read lock held process-wide, its read transaction held between requests,
-// the same verbose JSON with its ETags, the same response headers) and nothing else: any other
-// URI is a 404. The benchmark runs it beside the
-// ceiling: the ceiling is what libmicrohttpd manages with a fixed body, this is what any server
-// must add to reach the data; the gateway's own cost is the rest.
+// The floor for three of the gateway's reads: what libmicrohttpd and SQLite alone cost for
+// GET .../Person(n), GET .../Person?$top=N and the blog's GET
+// .../Person(n)?$expand=PersonCar,PersonCar/Car, with no gateway in between. It answers them
+// the way the gateway does (prepared statements on a per-thread connection, a WAL read lock
+// held process-wide, its read transaction held between requests, the same SQL, the same verbose
+// JSON with its ETags, the same response headers) and nothing else: any other URI is a 404. The
+// benchmark runs it beside the ceiling: the ceiling is what libmicrohttpd manages with a fixed
+// body, this is what any server must add to reach the data; the gateway's own cost is the rest.
 //
 // Build: cc -O2 -o floor floor.c $(pkg-config --cflags --libs libmicrohttpd sqlite3)
 // Run:   floor --db PATH [--port N] [--threads N] [--host 127.0.0.1]
@@ -21,6 +21,7 @@ static const char *database_path;
 static __thread sqlite3 *connection_db;
 static __thread sqlite3_stmt *lookup;
 static __thread sqlite3_stmt *first_page;
+static __thread sqlite3_stmt *cars_of_person;
 
 // Its read transaction, kept from one request to the next as the gateway's HeldSnapshot keeps
 // it, and the WAL-index header as it was before that snapshot was taken: a changed header
@@ -80,6 +81,13 @@ static int open_connection(void)
     if (sqlite3_prepare_v3(connection_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &lookup, NULL) != SQLITE_OK) return 0;
     snprintf(sql, sizeof sql, "%sORDER BY t0.\"personID\" ASC LIMIT ?", columns);
     if (sqlite3_prepare_v3(connection_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &first_page, NULL) != SQLITE_OK) return 0;
+    // The gateway's one statement for the $expand's second level: a person's PersonCar rows,
+    // each with its Car joined.
+    const char *cars = "SELECT t0.\"personCarID\", t0.\"createStamp\", t0.\"personID\", t0.\"carID\", "
+                       "j1.\"carID\", j1.\"make\", j1.\"model\", j1.\"manufactureDate\", j1.\"createStamp\" "
+                       "FROM \"PersonCar\" AS t0 LEFT JOIN \"Car\" AS j1 ON t0.\"carID\" = j1.\"carID\" "
+                       "WHERE t0.\"personID\" = ? ORDER BY t0.\"personCarID\"";
+    if (sqlite3_prepare_v3(connection_db, cars, -1, SQLITE_PREPARE_PERSISTENT, &cars_of_person, NULL) != SQLITE_OK) return 0;
     wal_index_header = map_wal_index_header();
     return 1;
 }
@@ -159,24 +167,26 @@ static uint64_t mix(uint64_t state, uint64_t word)
 static uint64_t load64(const unsigned char *p) { uint64_t w; memcpy(&w, p, 8); return w; }
 static uint32_t load32(const unsigned char *p) { uint32_t w; memcpy(&w, p, 4); return w; }
 
-// A row's five columns, each asked of SQLite once, as the gateway reads them: every
-// sqlite3_column_* call checks the statement and its column again, and asking once took a page of
-// 20 people from 123,515 to 104,043 instructions (callgrind). Unprotected values, like the
-// gateway's: no mutex guards the connection either.
-#define COLUMNS 5
-typedef struct { sqlite3_value *values[COLUMNS]; } row_values;
+// An entity's columns (at most five: a Person's or a Car's; a PersonCar has four), each asked of
+// SQLite once, as the gateway reads them: every sqlite3_column_* call checks the statement and
+// its column again, and asking once took a page of 20 people from 123,515 to 104,043
+// instructions (callgrind). Unprotected values, like the gateway's: no mutex guards the
+// connection either.
+#define MAX_COLUMNS 5
+typedef struct { sqlite3_value *values[MAX_COLUMNS]; int count; } row_values;
 
-static row_values read_row(sqlite3_stmt *row)
+// The `count` columns from `first` on of the statement's current row.
+static row_values read_row(sqlite3_stmt *row, int first, int count)
 {
-    row_values read;
-    for (int column = 0; column < COLUMNS; column++) read.values[column] = sqlite3_column_value(row, column);
+    row_values read = { .count = count };
+    for (int column = 0; column < count; column++) read.values[column] = sqlite3_column_value(row, first + column);
     return read;
 }
 
 static uint64_t digest(const row_values *row)
 {
     uint64_t state = 0xcbf29ce484222325ULL;
-    for (int column = 0; column < COLUMNS; column++) {
+    for (int column = 0; column < row->count; column++) {
         sqlite3_value *value = row->values[column];
         int type = sqlite3_value_type(value);
         if (type == SQLITE_NULL) {
@@ -210,11 +220,16 @@ static uint64_t digest(const row_values *row)
 #define TEXT_LIMIT 200
 #define HOST_LIMIT 255
 #define ENTITY_ROOM (3 * 6 * TEXT_LIMIT + 2 * HOST_LIMIT + 512)
+// The same for a PersonCar with its Car: two text columns, five URIs.
+#define PERSON_CAR_ROOM (2 * 6 * TEXT_LIMIT + 5 * HOST_LIMIT + 1024)
 // The largest $top the floor answers: the gateway's server page size, beyond which the gateway
 // cuts the page and adds a next link, which the floor does not write.
 #define TOP_LIMIT 200
 // Room for a page before it grows: a page of 20 people is about 7 KB.
 #define PAGE_ROOM (16 * 1024)
+// Room for a person with its PersonCar rows and their cars before it grows: a person at its
+// largest (ENTITY_ROOM); with three cars the blog's $expand is about 2.6 KB.
+#define EXPANDED_ROOM (8 * 1024)
 
 // A text column's value as a JSON string, or null.
 static char *put_text(char *p, sqlite3_value *value)
@@ -231,36 +246,102 @@ static char *put_text(char *p, sqlite3_value *value)
     return p;
 }
 
-// `http://HOST/CarDealer.svc/Person(ID)`.
-static char *put_entity_uri(char *p, const char *host, size_t host_length, long long id)
-{
-    PUT_LITERAL(p, "http://");
-    p = put_bytes(p, host, host_length);
-    PUT_LITERAL(p, "/CarDealer.svc/Person(");
-    p = put_integer(p, id);
-    *p++ = ')';
-    return p;
-}
+// `http://HOST/CarDealer.svc/SET(ID)`.
+#define PUT_ENTITY_URI(p, host, host_length, set, id) \
+    (PUT_LITERAL(p, "http://"), (p) = put_bytes((p), (host), (host_length)), \
+     PUT_LITERAL(p, "/CarDealer.svc/" set "("), (p) = put_integer((p), (id)), *(p)++ = ')')
 
-// The current row of `row` as the gateway writes a Person entity; its ETag, W/"<16 hex digits>",
-// is left in `etag`.
-static char *put_entity(char *p, sqlite3_stmt *statement, const char *host, size_t host_length, char etag[32])
+// `{"__metadata":{"uri":"URI","type":"edmexampleModel.TYPE","etag":"W/\"TAG\""}` with the
+// row's digest as TAG; the ETag, W/"<16 hex digits>", is also left in `etag`.
+#define PUT_METADATA(p, host, host_length, set, id, row, etag) \
+    (PUT_LITERAL(p, "{\"__metadata\":{\"uri\":\""), PUT_ENTITY_URI(p, host, host_length, set, id), \
+     PUT_LITERAL(p, "\",\"type\":\"edmexampleModel." set "\",\"etag\":\"W/\\\""), \
+     (p) = put_tag((p), digest(row), (etag)), PUT_LITERAL(p, "\\\"\"}"))
+
+// `,"NAME":{"__deferred":{"uri":"URI/NAME"}}`.
+#define PUT_DEFERRED(p, host, host_length, set, id, name) \
+    (PUT_LITERAL(p, ",\"" name "\":{\"__deferred\":{\"uri\":\""), PUT_ENTITY_URI(p, host, host_length, set, id), \
+     PUT_LITERAL(p, "/" name "\"}}"))
+
+static char *put_tag(char *p, uint64_t tag, char etag[32])
 {
-    row_values row = read_row(statement);
-    uint64_t tag = digest(&row);
     char *e = etag;
     PUT_LITERAL(e, "W/\"");
     for (int shift = 60; shift >= 0; shift -= 4) *e++ = HEX_DIGITS[(tag >> shift) & 15];
     *e++ = '"';
     *e = '\0';
+    return put_bytes(p, etag + 3, 16);
+}
 
+// A DateTime column: "\/Date(<milliseconds>)\/", or null.
+static char *put_date(char *p, sqlite3_value *value)
+{
+    if (sqlite3_value_type(value) == SQLITE_NULL) {
+        PUT_LITERAL(p, "null");
+        return p;
+    }
+    PUT_LITERAL(p, "\"\\/Date(");
+    p = put_integer(p, (long long)sqlite3_value_int64(value));
+    PUT_LITERAL(p, ")\\/\"");
+    return p;
+}
+
+// A Car from the columns at `first` of the statement's current row, or null when the join
+// found none.
+static char *put_car(char *p, sqlite3_stmt *statement, int first, const char *host, size_t host_length)
+{
+    row_values row = read_row(statement, first, 5);
+    if (sqlite3_value_type(row.values[0]) == SQLITE_NULL) {
+        PUT_LITERAL(p, "null");
+        return p;
+    }
+    char etag[32];
     long long id = (long long)sqlite3_value_int64(row.values[0]);
-    PUT_LITERAL(p, "{\"__metadata\":{\"uri\":\"");
-    p = put_entity_uri(p, host, host_length, id);
-    PUT_LITERAL(p, "\",\"type\":\"edmexampleModel.Person\",\"etag\":\"W/\\\"");
-    p = put_bytes(p, etag + 3, 16);
-    PUT_LITERAL(p, "\\\"\"},\"personID\":");
+    PUT_METADATA(p, host, host_length, "Car", id, &row, etag);
+    PUT_LITERAL(p, ",\"carID\":");
     p = put_integer(p, id);
+    PUT_LITERAL(p, ",\"make\":");
+    p = put_text(p, row.values[1]);
+    PUT_LITERAL(p, ",\"model\":");
+    p = put_text(p, row.values[2]);
+    PUT_LITERAL(p, ",\"manufactureDate\":");
+    p = put_date(p, row.values[3]);
+    PUT_LITERAL(p, ",\"createStamp\":");
+    p = put_date(p, row.values[4]);
+    PUT_DEFERRED(p, host, host_length, "Car", id, "PersonCar");
+    *p++ = '}';
+    return p;
+}
+
+// A PersonCar, its Car expanded, from the current row of `cars_of_person`.
+static char *put_person_car(char *p, sqlite3_stmt *statement, const char *host, size_t host_length)
+{
+    row_values row = read_row(statement, 0, 4);
+    char etag[32];
+    long long id = (long long)sqlite3_value_int64(row.values[0]);
+    PUT_METADATA(p, host, host_length, "PersonCar", id, &row, etag);
+    PUT_LITERAL(p, ",\"personCarID\":");
+    p = put_integer(p, id);
+    PUT_LITERAL(p, ",\"createStamp\":");
+    p = put_date(p, row.values[1]);
+    PUT_LITERAL(p, ",\"Car\":");
+    p = put_car(p, statement, 4, host, host_length);
+    PUT_DEFERRED(p, host, host_length, "PersonCar", id, "Person");
+    PUT_DEFERRED(p, host, host_length, "PersonCar", id, "PersonCarMaintenance");
+    *p++ = '}';
+    return p;
+}
+
+// The current row of `row` as the gateway writes a Person entity, without its closing brace
+// and its navigation property; its ETag is left in `etag`.
+static char *put_person_properties(char *p, sqlite3_stmt *statement, const char *host, size_t host_length,
+                                   long long *id, char etag[32])
+{
+    row_values row = read_row(statement, 0, 5);
+    *id = (long long)sqlite3_value_int64(row.values[0]);
+    PUT_METADATA(p, host, host_length, "Person", *id, &row, etag);
+    PUT_LITERAL(p, ",\"personID\":");
+    p = put_integer(p, *id);
     PUT_LITERAL(p, ",\"firstName\":");
     p = put_text(p, row.values[1]);
     PUT_LITERAL(p, ",\"lastName\":");
@@ -268,17 +349,32 @@ static char *put_entity(char *p, sqlite3_stmt *statement, const char *host, size
     PUT_LITERAL(p, ",\"ssn\":");
     p = put_text(p, row.values[3]);
     PUT_LITERAL(p, ",\"createDate\":");
-    if (sqlite3_value_type(row.values[4]) == SQLITE_NULL) {
-        PUT_LITERAL(p, "null");
-    } else {
-        PUT_LITERAL(p, "\"\\/Date(");
-        p = put_integer(p, (long long)sqlite3_value_int64(row.values[4]));
-        PUT_LITERAL(p, ")\\/\"");
-    }
-    PUT_LITERAL(p, ",\"PersonCar\":{\"__deferred\":{\"uri\":\"");
-    p = put_entity_uri(p, host, host_length, id);
-    PUT_LITERAL(p, "/PersonCar\"}}}");
+    return put_date(p, row.values[4]);
+}
+
+// The current row of `row` as the gateway writes a Person entity; its ETag, W/"<16 hex digits>",
+// is left in `etag`.
+static char *put_entity(char *p, sqlite3_stmt *statement, const char *host, size_t host_length, char etag[32])
+{
+    long long id;
+    p = put_person_properties(p, statement, host, host_length, &id, etag);
+    PUT_DEFERRED(p, host, host_length, "Person", id, "PersonCar");
+    *p++ = '}';
     return p;
+}
+
+// Room for `needed` more bytes at `*p` in `*body` of `*room` bytes, which grows (by doubling)
+// when it has less; 0 when it cannot.
+static int make_room(char **body, char **p, size_t *room, size_t needed)
+{
+    size_t used = (size_t)(*p - *body);
+    if (*room - used >= needed) return 1;
+    while (*room - used < needed) *room *= 2;
+    char *larger = realloc(*body, *room);
+    if (larger == NULL) return 0;
+    *body = larger;
+    *p = larger + used;
+    return 1;
 }
 
 // Queues `response` with the gateway's header fields, and lets it go.
@@ -311,6 +407,40 @@ static enum MHD_Result respond(struct MHD_Connection *connection, unsigned statu
 {
     return send_response(connection, status,
                          MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY), etag);
+}
+
+// The person `lookup` sits on, with its PersonCar rows and their cars, as the gateway answers
+// the blog's $expand: the person's statement still on its row while the second one runs, in the
+// snapshot both share.
+static enum MHD_Result respond_expanded(struct MHD_Connection *connection, const char *host, size_t host_length)
+{
+    size_t room = EXPANDED_ROOM;
+    char *body = malloc(room);
+    if (body == NULL) {
+        sqlite3_reset(lookup);
+        return MHD_NO;
+    }
+    char *p = body;
+    char etag[32];
+    long long id;
+    PUT_LITERAL(p, "{\"d\":");
+    p = put_person_properties(p, lookup, host, host_length, &id, etag);
+    PUT_LITERAL(p, ",\"PersonCar\":[");
+    sqlite3_bind_int64(cars_of_person, 1, id);
+    for (int count = 0; sqlite3_step(cars_of_person) == SQLITE_ROW; count++) {
+        if (!make_room(&body, &p, &room, PERSON_CAR_ROOM + 8)) {
+            free(body);
+            sqlite3_reset(cars_of_person);
+            sqlite3_reset(lookup);
+            return MHD_NO;
+        }
+        if (count > 0) *p++ = ',';
+        p = put_person_car(p, cars_of_person, host, host_length);
+    }
+    sqlite3_reset(cars_of_person);
+    sqlite3_reset(lookup);
+    PUT_LITERAL(p, "]}}");
+    return respond_owned(connection, MHD_HTTP_OK, body, (size_t)(p - body), etag);
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url,
@@ -348,16 +478,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
         PUT_LITERAL(p, "{\"d\":[");
         sqlite3_bind_int64(first_page, 1, top);
         for (int count = 0; sqlite3_step(first_page) == SQLITE_ROW; count++) {
-            size_t used = (size_t)(p - body);
-            if (room - used < ENTITY_ROOM + 4) {
-                char *larger = realloc(body, room *= 2);
-                if (larger == NULL) {
-                    free(body);
-                    sqlite3_reset(first_page);
-                    return MHD_NO;
-                }
-                body = larger;
-                p = body + used;
+            if (!make_room(&body, &p, &room, ENTITY_ROOM + 4)) {
+                free(body);
+                sqlite3_reset(first_page);
+                return MHD_NO;
             }
             if (count > 0) *p++ = ',';
             p = put_entity(p, first_page, host, host_length, etag);
@@ -367,11 +491,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
         return respond_owned(connection, MHD_HTTP_OK, body, (size_t)(p - body), NULL);
     }
 
+    // Person(n), or the blog's Person(n)?$expand=PersonCar,PersonCar/Car.
+    const char *expand = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "$expand");
+    if (expand != NULL && strcmp(expand, "PersonCar,PersonCar/Car") != 0)
+        return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
     sqlite3_bind_int64(lookup, 1, strtol(key + 8, NULL, 10));
     if (sqlite3_step(lookup) != SQLITE_ROW) {
         sqlite3_reset(lookup);
         return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
     }
+    if (expand != NULL) return respond_expanded(connection, host, host_length);
     char *body = malloc(ENTITY_ROOM + 16);
     if (body == NULL) {
         sqlite3_reset(lookup);

@@ -90,7 +90,9 @@ def measure(name, command, target, duration, log_path):
 
 def main():
     parser = bench.profiling_arguments(__doc__)
-    parser.add_argument("--target", default="Person({n})", help="the floor answers Person({n}) and Person?$top=N")
+    parser.add_argument("--target", default="Person({n})",
+                        help="the floor answers Person({n}), Person?$top=N and "
+                             "Person({n})?$expand=PersonCar,PersonCar/Car")
     args = parser.parse_args()
 
     work_dir = tempfile.mkdtemp(prefix="scheduling-")
