@@ -11,9 +11,8 @@ libmicrohttpd ceiling measured in the same run (the mean of the ceiling runs jus
 after each gateway run), plus the raw SQLite insert rate for the write target, and for Person(n),
 Person?$top=20 and the blog's $expand the C floor (--floor): libmicrohttpd and SQLite answering
 them alone, which shows how much of the distance to the ceiling any server reading SQLite must
-keep. Growth mode
-(--growth): the same read scenarios at a small and a large scale, and peak RSS while a client
-pages through the whole Person set. With --rounds N the whole sequence runs N times and each figure
+keep. Growth mode (--growth): the same read scenarios at a small and a large scale, and peak RSS
+while a client pages through the whole Person set. With --rounds N the whole sequence runs N times and each figure
 is the median of its N side-by-side runs, printed with their range.
 """
 
@@ -68,14 +67,13 @@ SCENARIOS = [
 FLOOR_SCENARIOS = {
     "Person(n)": "C floor: Person(n) without a gateway",
     "Person?$top=20": "C floor: Person?$top=20 without a gateway",
-    SCENARIOS[2][0]: "C floor: the blog's $expand without a gateway",
+    SCENARIOS[2][0]: "C floor: $expand without a gateway",
 }
 FLOOR_OF = {floor: scenario for scenario, floor in FLOOR_SCENARIOS.items()}
 # Shorter names for the printed table; the legend under it gives the full requests.
 LABELS = {
     SCENARIOS[3][0]: "Person?$filter&$orderby&$top&$inlinecount",
     SCENARIOS[4][0]: "PersonCarMaintenance?$filter&$top&$expand",
-    FLOOR_SCENARIOS[SCENARIOS[2][0]]: "C floor: $expand without a gateway",
 }
 LABEL_WIDTH = 44
 

@@ -4,9 +4,9 @@
 # Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway as scripts/run
 # does (scripts/build-release: release mode, LTO, profile-guided) and the three C yardsticks
 # (the libmicrohttpd ceiling, the floor of libmicrohttpd and SQLite for Person(n),
-# Person?$top=20 and the blog's $expand without a gateway, and the raw SQLite insert loop), then runs
-# Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on 127.0.0.1,
-# drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
+# Person?$top=20 and the blog's $expand without a gateway, and the raw SQLite insert loop), then
+# runs Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on
+# 127.0.0.1, drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
 # Every option is passed on to bench.py (see `Benchmarks/run.sh --help`), except two:
 #   --scratch-path PATH   SwiftPM's build folder (default .build)
 #   --gateway PATH        an already built dealer-gateway; skips `swift build`

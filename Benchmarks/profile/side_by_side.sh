@@ -7,8 +7,8 @@
 # 1 s warm-up, and the ratios at the end are sums over all rounds (default 5): the modes the
 # machine falls into are shared out among the three servers rather than decided by one draw.
 # "{n}" is a random Person key, as in the benchmark. The floor answers only Person(n),
-# Person?$top=N and Person(n)?$expand=PersonCar,PersonCar/Car (Benchmarks/floor/floor.c). Needs wrk, a C compiler, libmicrohttpd-dev and
-# libsqlite3-dev (Benchmarks/run.sh installs them).
+# Person?$top=N and Person(n)?$expand=PersonCar,PersonCar/Car (Benchmarks/floor/floor.c).
+# Needs wrk, a C compiler, libmicrohttpd-dev and libsqlite3-dev (Benchmarks/run.sh installs them).
 set -euo pipefail
 rounds=5
 seconds=3

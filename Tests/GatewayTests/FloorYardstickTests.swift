@@ -3,8 +3,8 @@ import Testing
 
 /// The benchmark's C floor (`Benchmarks/floor/floor.c`) stands for what libmicrohttpd and SQLite
 /// alone cost to answer `Person(n)`, `Person?$top=20` and the blog's `$expand`, and the gateway
-/// is measured against it. That means something only while the floor does the gateway's work: the same bytes, the
-/// same ETags, the same header fields. Built here with the toolchain's C compiler and run as a
+/// is measured against it. That means something only while the floor does the gateway's work:
+/// the same bytes, the same ETags, the same header fields. Built here with the toolchain's C compiler and run as a
 /// process on the gateway's own database file, it is asked what the gateway is asked.
 @Suite struct FloorYardstickTests {
     @Test func theFloorAnswersWithTheGatewaysBytes() throws {
@@ -28,7 +28,8 @@ import Testing
         defer { _ = floor.stop() }
         // Both are asked under the gateway's own Host, which the URIs in the bodies repeat.
         let headers = ["Host": "127.0.0.1:\(gateway.port)", "Accept": "application/json"]
-        // The seed data's people have no car, one or several, each PersonCar its Car.
+        // The seed data's people have one to three cars (some without a manufacture date); the
+        // 61st, made above, has none.
         let targets = (1...61).map { "Person(\($0))" } + ["Person?$top=20", "Person?$top=1", "Person?$top=61"]
             + (1...61).map { "Person(\($0))?$expand=PersonCar,PersonCar/Car" }
         for target in targets {
