@@ -16,10 +16,13 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +34,16 @@
 extern int accept4(int socket, struct sockaddr *address, socklen_t *length, int flags);
 #endif
 
+// What the listener knows of one connection it handed out, kept at the index of its socket.
+struct cmhd_connection_slot {
+    int in_use;
+    // The client's address as IPv6 (IPv4 mapped into it), for the per-address limit.
+    unsigned char address[16];
+    // When the connection's next request head must have arrived (CLOCK_MONOTONIC, ms); 0 while
+    // it is not waiting for one. Set and cleared by the worker thread without the lock.
+    _Atomic int64_t head_deadline;
+};
+
 struct cmhd_listener {
     int socket;
     struct MHD_Daemon **daemons;
@@ -40,7 +53,31 @@ struct cmhd_listener {
     pthread_t acceptor;
     int accepting;
     atomic_int stopping;
+
+    // Admission (cmhd_listener_admit); with no slots every connection is handed on.
+    // libmicrohttpd 0.9.75 deadlocks when a connection added with MHD_add_connection finds its
+    // daemon at MHD_OPTION_CONNECTION_LIMIT: new_connection_process_ leaves the daemon's
+    // cleanup mutex locked on that path, and the daemon thread blocks on it for good. Its own
+    // check before queueing does not count connections queued but not yet processed, so the
+    // listener counts connections itself and never lets a daemon reach its limit.
+    pthread_mutex_t slots_lock;
+    struct cmhd_connection_slot *slots;
+    unsigned int slot_count;
+    unsigned int open;
+    unsigned int max_connections;
+    unsigned int max_per_address;
+    int64_t head_timeout_ms;
+    int64_t next_sweep;
+    // Connections refused at the total and the per-address limit, and closed for a slow head.
+    atomic_ulong refused_total, refused_per_address, closed_slow_heads;
 };
+
+static inline int64_t cmhd_now_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
 
 // Binds and listens on `address`; NULL with errno set when it cannot (the address is in use, say).
 static inline struct cmhd_listener *cmhd_listener_open(const struct sockaddr *address, socklen_t length)
@@ -80,27 +117,191 @@ static inline uint16_t cmhd_listener_port(const struct cmhd_listener *listener)
     return ntohs(((struct sockaddr_in *)&address)->sin_port);
 }
 
+// Limits the connections the listener hands out (call before cmhd_listener_serve):
+// `max_connections` open at once in all, `max_per_address` from one client address (0: no
+// such limit), and a request head that has not arrived `head_timeout_ms` after its connection
+// opened or its previous response was sent closes the connection (0: no deadline). The daemons
+// must each allow more than `max_connections`. Connections are tracked by socket, in a table as
+// large as the process's descriptor limit (untouched pages of it cost nothing). Returns 0, or
+// an errno value.
+static inline int cmhd_listener_admit(struct cmhd_listener *listener, unsigned int max_connections,
+                                      unsigned int max_per_address, int64_t head_timeout_ms)
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return errno;
+    unsigned int slot_count = limit.rlim_cur > (1u << 24) ? (1u << 24) : (unsigned int)limit.rlim_cur;
+    listener->slots = calloc(slot_count, sizeof *listener->slots);
+    if (listener->slots == NULL) return ENOMEM;
+    int error = pthread_mutex_init(&listener->slots_lock, NULL);
+    if (error != 0) {
+        free(listener->slots);
+        listener->slots = NULL;
+        return error;
+    }
+    listener->slot_count = slot_count;
+    listener->max_connections = max_connections;
+    listener->max_per_address = max_per_address;
+    listener->head_timeout_ms = head_timeout_ms;
+    return 0;
+}
+
+static inline void cmhd_address_key(const struct sockaddr_storage *address, unsigned char key[16])
+{
+    memset(key, 0, 16);
+    if (address->ss_family == AF_INET6) {
+        memcpy(key, &((const struct sockaddr_in6 *)address)->sin6_addr, 16);
+    } else if (address->ss_family == AF_INET) {
+        key[10] = 0xff;
+        key[11] = 0xff;
+        memcpy(key + 12, &((const struct sockaddr_in *)address)->sin_addr, 4);
+    }
+}
+
+// Answers a connection the listener will not serve, and closes it. The client has not sent its
+// request yet, so this is written at once, in one non-blocking send, and may be lost; the close
+// is what matters.
+static inline void cmhd_refuse(int client, int status)
+{
+    const char *reason = status == 429 ? "Too Many Requests" : "Service Unavailable";
+    const char *code = status == 429 ? "TooManyConnections" : "ServiceUnavailable";
+    const char *message = status == 429 ? "This client address has too many connections open; retry when one closes."
+                                        : "The service has no room for another connection; retry shortly.";
+    char body[256], answer[512];
+    int body_length = snprintf(body, sizeof body, "{\"error\":{\"code\":\"%s\",\"message\":{\"lang\":\"en-US\",\"value\":\"%s\"}}}",
+                               code, message);
+    int length = snprintf(answer, sizeof answer,
+                          "HTTP/1.1 %d %s\r\nContent-Type: application/json;charset=utf-8\r\nRetry-After: 1\r\n"
+                          "X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
+                          status, reason, body_length, body);
+    if (length > 0 && (size_t)length < sizeof answer) (void)send(client, answer, (size_t)length, MSG_NOSIGNAL | MSG_DONTWAIT);
+    close(client);
+}
+
+// Takes a slot for an accepted connection, or says why not: 0, 503 or 429.
+static inline int cmhd_listener_take_slot(struct cmhd_listener *listener, int client, const struct sockaddr_storage *address)
+{
+    if (client < 0 || (unsigned int)client >= listener->slot_count) return 503;
+    unsigned char key[16];
+    cmhd_address_key(address, key);
+    int refusal = 0;
+    pthread_mutex_lock(&listener->slots_lock);
+    struct cmhd_connection_slot *slot = &listener->slots[client];
+    // A slot still in use under this socket number belongs to a connection libmicrohttpd closed
+    // without telling (it could not set it up): the new connection takes it over.
+    int reused = slot->in_use;
+    if (!reused && listener->open >= listener->max_connections) {
+        refusal = 503;
+    } else if (listener->max_per_address > 0) {
+        unsigned int same = 0;
+        for (unsigned int i = 0; i < listener->slot_count && same < listener->max_per_address; i++) {
+            if (listener->slots[i].in_use && (int)i != client && memcmp(listener->slots[i].address, key, 16) == 0) same++;
+        }
+        if (same >= listener->max_per_address) refusal = 429;
+    }
+    if (refusal == 0) {
+        if (!reused) listener->open++;
+        slot->in_use = 1;
+        memcpy(slot->address, key, 16);
+        atomic_store(&slot->head_deadline, listener->head_timeout_ms > 0 ? cmhd_now_ms() + listener->head_timeout_ms : 0);
+    } else if (reused) {
+        slot->in_use = 0;
+        listener->open--;
+    }
+    pthread_mutex_unlock(&listener->slots_lock);
+    return refusal;
+}
+
+// The connection on socket `client` is closed (libmicrohttpd's MHD_CONNECTION_NOTIFY_CLOSED,
+// which comes before it closes the socket), or was never taken on.
+static inline void cmhd_listener_release(struct cmhd_listener *listener, int client)
+{
+    if (listener->slots == NULL || client < 0 || (unsigned int)client >= listener->slot_count) return;
+    pthread_mutex_lock(&listener->slots_lock);
+    struct cmhd_connection_slot *slot = &listener->slots[client];
+    if (slot->in_use) {
+        slot->in_use = 0;
+        atomic_store(&slot->head_deadline, 0);
+        listener->open--;
+    }
+    pthread_mutex_unlock(&listener->slots_lock);
+}
+
+// The connection's request head has arrived: no deadline until its response is sent.
+static inline void cmhd_listener_head_arrived(struct cmhd_listener *listener, int client)
+{
+    if (listener->slots == NULL || client < 0 || (unsigned int)client >= listener->slot_count) return;
+    atomic_store_explicit(&listener->slots[client].head_deadline, 0, memory_order_relaxed);
+}
+
+// The connection's response is sent: its next request head is due within the head timeout.
+static inline void cmhd_listener_await_head(struct cmhd_listener *listener, int client)
+{
+    if (listener->slots == NULL || listener->head_timeout_ms <= 0 || client < 0 || (unsigned int)client >= listener->slot_count) return;
+    atomic_store_explicit(&listener->slots[client].head_deadline, cmhd_now_ms() + listener->head_timeout_ms, memory_order_relaxed);
+}
+
+// Shuts down the connections whose request head is overdue; libmicrohttpd sees the socket end
+// and closes the connection itself. Under the lock, so no socket is shut down after its
+// connection closed it (its slot is released first).
+static inline void cmhd_listener_sweep(struct cmhd_listener *listener, int64_t now)
+{
+    pthread_mutex_lock(&listener->slots_lock);
+    for (unsigned int i = 0; i < listener->slot_count; i++) {
+        struct cmhd_connection_slot *slot = &listener->slots[i];
+        if (!slot->in_use) continue;
+        int64_t deadline = atomic_load_explicit(&slot->head_deadline, memory_order_relaxed);
+        if (deadline != 0 && deadline <= now) {
+            atomic_store(&slot->head_deadline, 0);
+            shutdown((int)i, SHUT_RDWR);
+            atomic_fetch_add(&listener->closed_slow_heads, 1);
+        }
+    }
+    pthread_mutex_unlock(&listener->slots_lock);
+}
+
 static void *cmhd_listener_accept_loop(void *context)
 {
     struct cmhd_listener *listener = context;
     for (;;) {
+        if (listener->slots != NULL && listener->head_timeout_ms > 0) {
+            // Woken at least every quarter second to close connections whose head is overdue.
+            int64_t now = cmhd_now_ms();
+            if (now >= listener->next_sweep) {
+                cmhd_listener_sweep(listener, now);
+                listener->next_sweep = now + 250;
+            }
+            struct pollfd ready = {.fd = listener->socket, .events = POLLIN};
+            int waited = poll(&ready, 1, (int)(listener->next_sweep - now));
+            if (waited == 0) continue;
+            if (atomic_load(&listener->stopping)) return NULL;
+            // The listening socket is blocking: accept only what poll saw, and what a shutdown
+            // of it wakes.
+        }
         struct sockaddr_storage address;
         socklen_t length = sizeof address;
         // Close-on-exec from the start: a process started meanwhile (tests start the gateway and
         // the CLI from a process that serves) would otherwise keep the connection open.
         int client = accept4(listener->socket, (struct sockaddr *)&address, &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (client >= 0) {
-            // libmicrohttpd owns the socket from here, and closes it itself if it refuses it
-            // (that daemon at its connection limit).
+            if (listener->slots != NULL) {
+                int refusal = cmhd_listener_take_slot(listener, client, &address);
+                if (refusal != 0) {
+                    atomic_fetch_add(refusal == 429 ? &listener->refused_per_address : &listener->refused_total, 1);
+                    cmhd_refuse(client, refusal);
+                    continue;
+                }
+            }
+            // libmicrohttpd owns the socket from here, and closes it itself if it refuses it.
             struct MHD_Daemon *daemon = listener->daemons[listener->next];
             listener->next = (listener->next + 1) % listener->daemon_count;
-            (void)MHD_add_connection(daemon, client, (struct sockaddr *)&address, length);
+            if (MHD_add_connection(daemon, client, (struct sockaddr *)&address, length) != MHD_YES)
+                cmhd_listener_release(listener, client);
             continue;
         }
         if (atomic_load(&listener->stopping)) return NULL;
         // A connection reset before it was accepted, or a signal: go on at once. Anything else
         // (out of descriptors, out of memory) is given a moment to pass rather than a busy loop.
-        if (errno != EINTR && errno != ECONNABORTED && errno != EPROTO) {
+        if (errno != EINTR && errno != ECONNABORTED && errno != EPROTO && errno != EAGAIN) {
             struct timespec pause = {0, 10 * 1000 * 1000};
             nanosleep(&pause, NULL);
         }
@@ -135,7 +336,16 @@ static inline void cmhd_listener_close(struct cmhd_listener *listener)
     close(listener->socket);
     for (unsigned int i = 0; i < listener->daemon_count; i++) MHD_stop_daemon(listener->daemons[i]);
     free(listener->daemons);
+    if (listener->slots != NULL) {
+        pthread_mutex_destroy(&listener->slots_lock);
+        free(listener->slots);
+    }
     free(listener);
 }
+
+// Counts of the listener's refusals and closes (Swift cannot read C atomics itself).
+static inline unsigned long cmhd_listener_refused_total(struct cmhd_listener *listener) { return atomic_load(&listener->refused_total); }
+static inline unsigned long cmhd_listener_refused_per_address(struct cmhd_listener *listener) { return atomic_load(&listener->refused_per_address); }
+static inline unsigned long cmhd_listener_closed_slow_heads(struct cmhd_listener *listener) { return atomic_load(&listener->closed_slow_heads); }
 
 #endif

@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -39,4 +40,20 @@ static inline struct MHD_Daemon *cmhd_start_daemon(
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_END);
+}
+
+// The socket of a connection (the listener keeps its accounting by socket).
+static inline int cmhd_connection_socket(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+// Blocks of `threshold` bytes and more (request bodies, large responses) are mapped on their own
+// and unmapped when freed. glibc would otherwise raise its threshold after the first such free
+// and serve the next ones from its heap, which it keeps: memory taken by a burst of large bodies
+// stayed with the process after their connections closed. Process-wide.
+static inline void cmhd_map_large_blocks(size_t threshold)
+{
+    (void)mallopt(M_MMAP_THRESHOLD, (int)threshold);
 }

@@ -78,6 +78,18 @@ struct Serve: ParsableCommand {
     @Option(help: "The largest request body accepted, in bytes.")
     var maxBodySize: Int = 10 * 1024 * 1024
 
+    @Option(help: "Connections open at once; past it new connections are answered 503 and closed. The default is 1024, or what the process's descriptor limit allows.")
+    var maxConnections: Int?
+
+    @Option(name: .customLong("max-connections-per-client"), help: "Connections open at once from one client address (0: no limit); past it new ones are answered 429 and closed.")
+    var maxConnectionsPerClient: Int = 256
+
+    @Option(name: .customLong("request-head-timeout"), help: "Seconds a connection has to send a complete request head, from its opening or its previous response; then it is closed (0: no deadline).")
+    var requestHeadTimeout: Double = 20
+
+    @Option(name: .customLong("body-memory-mb"), help: "MiB that all buffered request bodies together may hold; past it new bodies are answered 503 with Retry-After.")
+    var bodyMemoryMegabytes: Int = 64
+
     @Option(name: .customLong("mmap-mb"), help: "MiB of the database file that reads map into memory instead of reading page by page, once the file outgrows their page cache (16 MiB); 0 turns mapping off.")
     var mmapMegabytes: Int = 1024
 
@@ -93,6 +105,32 @@ struct Serve: ParsableCommand {
         guard pageSize >= 1 else { throw ValidationError("--page-size must be at least 1") }
         guard (0...(1 << 20)).contains(mmapMegabytes) else { throw ValidationError("--mmap-mb must be from 0 to 1048576") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
+        if let maxConnections { guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") } }
+        guard maxConnectionsPerClient >= 0 else { throw ValidationError("--max-connections-per-client must be 0 or more") }
+        guard requestHeadTimeout >= 0, requestHeadTimeout <= 3600 else { throw ValidationError("--request-head-timeout must be from 0 to 3600 seconds") }
+        guard (1...(1 << 20)).contains(bodyMemoryMegabytes) else { throw ValidationError("--body-memory-mb must be from 1 to 1048576") }
+    }
+
+    /// Descriptors the process keeps for other things than connections: the database's files,
+    /// the listening socket, the log.
+    static let descriptorsBesideConnections = 64
+
+    /// Raises the process's descriptor limit to its hard limit, and returns the connection limit
+    /// it allows: `--max-connections`, checked against it, or the default within it.
+    func connectionLimit() throws -> Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        let available = Int(clamping: limit.rlim_cur) - Self.descriptorsBesideConnections
+        guard let maxConnections else { return max(1, min(1024, available)) }
+        guard maxConnections <= available else {
+            throw ValidationError("--max-connections \(maxConnections) needs \(maxConnections + Self.descriptorsBesideConnections) file descriptors; the process may open \(limit.rlim_cur) (raise it with ulimit -n)")
+        }
+        return maxConnections
     }
 
     func run() throws {
@@ -118,6 +156,10 @@ struct Serve: ParsableCommand {
         serverConfiguration.port = port
         serverConfiguration.threads = threads
         serverConfiguration.maxBodySize = maxBodySize
+        serverConfiguration.connectionLimit = UInt32(try connectionLimit())
+        serverConfiguration.connectionsPerAddressLimit = UInt32(clamping: maxConnectionsPerClient)
+        serverConfiguration.requestHeadTimeoutSeconds = requestHeadTimeout
+        serverConfiguration.bodyMemoryBudget = bodyMemoryMegabytes << 20
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
         let service = ServicePerThread(model: model, databasePath: database.db, configuration: configuration, logger: logger)
@@ -130,9 +172,25 @@ struct Serve: ParsableCommand {
         var received: Int32 = 0
         sigwait(&signals, &received)
         logger.info("signal \(received): stopping")
+        Self.exitIfStopTakesLongerThan(seconds: 4, logger: logger)
         server.stop()
         let writes = service.writeStatistics
         logger.info("committed \(writes.writesCommitted) writes in \(writes.commits) commits")
+    }
+}
+
+extension Serve {
+    /// Stopping waits for the requests in flight; one stuck (a statement that runs long, a
+    /// response held by a write that never settles) must not keep the process alive after it was
+    /// told to stop. Committed writes are in the database already; an uncommitted one is rolled
+    /// back when the file is next opened.
+    static func exitIfStopTakesLongerThan(seconds: UInt32, logger: Logger) {
+        let watchdog = Thread {
+            sleep(seconds)
+            logger.warning("stopping took longer than \(seconds) s: exiting without waiting for the requests still in flight")
+            _exit(0)
+        }
+        watchdog.start()
     }
 }
 

@@ -19,8 +19,21 @@ public final class HTTPServer: @unchecked Sendable {
         public var threads = 2
         /// Bodies larger than this are refused with 413 before they are read.
         public var maxBodySize = 10 * 1024 * 1024
+        /// A connection that sends nothing for this long is closed.
         public var connectionTimeoutSeconds: UInt32 = 30
+        /// Connections open at once; past it a new connection is answered 503 and closed, and the
+        /// open ones are served as before.
         public var connectionLimit: UInt32 = 1024
+        /// Connections open at once from one client address (0: no such limit); past it a new
+        /// one is answered 429 and closed, so that one client cannot take every connection.
+        public var connectionsPerAddressLimit: UInt32 = 256
+        /// A request head (request line and header fields) not complete this long after its
+        /// connection opened, or after the connection's previous response, closes the
+        /// connection, however slowly it trickles in (the idle timeout alone would not).
+        /// 0: no deadline.
+        public var requestHeadTimeoutSeconds: Double = 20
+        /// The bytes that all buffered request bodies together may hold (`BodyMemoryBudget`).
+        public var bodyMemoryBudget = 64 * 1024 * 1024
         /// libmicrohttpd's per-connection memory for the request line and headers. It zeroes
         /// the pool between requests, so a larger pool costs on every request; 16 KiB holds the
         /// longest URI the service accepts (8 KiB) and its headers. A request head beyond it is
@@ -36,6 +49,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     let configuration: Configuration
     let handler: Handler
+    let bodyBudget: BodyMemoryBudget
     /// The listening socket, the thread that accepts its connections and the libmicrohttpd
     /// daemons, one per worker thread, that it deals them out to in turn (CMicroHTTPD's
     /// listener.h says why libmicrohttpd does not accept them itself).
@@ -54,6 +68,7 @@ public final class HTTPServer: @unchecked Sendable {
     public init(configuration: Configuration, handler: @escaping Handler) {
         self.configuration = configuration
         self.handler = handler
+        self.bodyBudget = BodyMemoryBudget(capacity: configuration.bodyMemoryBudget)
         pthread_mutex_init(&parkingMutex, nil)
         pthread_cond_init(&unparked, nil)
     }
@@ -66,6 +81,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Starts listening and returns the bound port.
     public func start() throws -> UInt16 {
+        // Request bodies are the server's largest blocks; their memory goes back to the system
+        // when they are freed (shim.h).
+        cmhd_map_large_blocks(1 << 20)
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let host = configuration.host
         let opened: UnsafeMutablePointer<cmhd_listener>?
@@ -88,6 +106,15 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let workers = max(1, configuration.threads)
+        let connectionLimit = max(1, configuration.connectionLimit)
+        let admitted = cmhd_listener_admit(listener, connectionLimit, configuration.connectionsPerAddressLimit,
+                                           Int64(configuration.requestHeadTimeoutSeconds * 1000))
+        guard admitted == 0 else {
+            cmhd_listener_close(listener)
+            throw StartError(description: "cannot track connections (\(String(cString: strerror(admitted))))")
+        }
+        // Connections are told about from the daemons' threads, which start below.
+        self.listener = listener
         var daemons: [OpaquePointer?] = []
         for _ in 0..<workers {
             guard let daemon = cmhd_start_daemon(
@@ -95,14 +122,17 @@ public final class HTTPServer: @unchecked Sendable {
                 accessHandler, context,
                 requestCompleted, context,
                 uriLogger, context,
-                connectionNotifier, nil,
+                connectionNotifier, context,
                 configuration.connectionTimeoutSeconds,
                 configuration.connectionMemory,
-                max(1, configuration.connectionLimit / UInt32(workers)))
+                // Above what the listener ever hands one daemon (it admits `connectionLimit` in
+                // all): libmicrohttpd must never find itself at its own limit (listener.h).
+                connectionLimit + 16)
             else {
                 let reason = String(cString: strerror(errno))
                 daemons.forEach { MHD_stop_daemon($0) }
                 cmhd_listener_close(listener)
+                self.listener = nil
                 throw StartError(description: "cannot start an HTTP worker on \(host):\(configuration.port) (\(reason))")
             }
             daemons.append(daemon)
@@ -111,9 +141,9 @@ public final class HTTPServer: @unchecked Sendable {
         let error = cmhd_listener_serve(listener, daemons, UInt32(workers))
         guard error == 0 else {
             cmhd_listener_close(listener)
+            self.listener = nil
             throw StartError(description: "cannot start the thread that accepts connections (\(String(cString: strerror(error))))")
         }
-        self.listener = listener
         return cmhd_listener_port(listener)
     }
 
@@ -133,6 +163,20 @@ public final class HTTPServer: @unchecked Sendable {
         pthread_mutex_unlock(&parkingMutex)
         cmhd_listener_close(listener)
         self.listener = nil
+    }
+
+    /// Connections refused or closed by the listener's limits since the server started.
+    public struct ConnectionStatistics: Sendable {
+        public var refusedAtLimit: UInt
+        public var refusedPerAddress: UInt
+        public var closedForSlowHead: UInt
+    }
+
+    public var connectionStatistics: ConnectionStatistics {
+        guard let listener else { return ConnectionStatistics(refusedAtLimit: 0, refusedPerAddress: 0, closedForSlowHead: 0) }
+        return ConnectionStatistics(refusedAtLimit: UInt(cmhd_listener_refused_total(listener)),
+                                    refusedPerAddress: UInt(cmhd_listener_refused_per_address(listener)),
+                                    closedForSlowHead: UInt(cmhd_listener_closed_slow_heads(listener)))
     }
 
     /// Sends `response`, or parks the connection until its hold is released: the hold's
@@ -155,6 +199,20 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_resume_connection(parkedConnection.connection)
         }
         return MHD_Result.YES
+    }
+
+    /// The listener's accounting of a connection (listener.h): it closed, its request head
+    /// arrived, or its response went and its next head is due.
+    fileprivate func connectionClosed(socket: Int32) {
+        if let listener { cmhd_listener_release(listener, socket) }
+    }
+
+    fileprivate func headArrived(socket: Int32) {
+        if let listener { cmhd_listener_head_arrived(listener, socket) }
+    }
+
+    fileprivate func awaitHead(socket: Int32) {
+        if let listener { cmhd_listener_await_head(listener, socket) }
     }
 
     /// A parked connection's response was sent, or its connection ended without it.
@@ -228,6 +286,12 @@ private final class RequestState {
     @exclusivity(unchecked) var fieldsChanged = false
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var tooLarge = false
+    /// The room `body` holds in the process's body budget; given back when the request is over.
+    @exclusivity(unchecked) var bodyReservation = 0
+    /// The body found no room in the budget: it is not kept, and the request is answered 503.
+    @exclusivity(unchecked) var outOfBodyRoom = false
+    /// The connection's socket, by which the listener knows it.
+    @exclusivity(unchecked) var socket: Int32 = -1
     /// The response of a parked connection, once its hold is released.
     @exclusivity(unchecked) var readyResponse: HTTPResponse?
 
@@ -249,9 +313,26 @@ private final class RequestState {
         started = false
         fieldCount = 0
         fieldsChanged = false
-        // A large body is not kept for the next request.
-        if !body.isEmpty { body = [] }
         tooLarge = false
+        outOfBodyRoom = false
+    }
+
+    /// Makes room for `count` body bytes in all, in `budget`: the whole declared length at once,
+    /// a body of unknown length in doubling steps. False when the budget has no room.
+    func reserveBody(_ count: Int, in budget: BodyMemoryBudget, limit: Int) -> Bool {
+        guard count > bodyReservation else { return true }
+        let target = min(limit, max(count, 2 * bodyReservation, 64 * 1024))
+        guard budget.reserve(target - bodyReservation) else { return false }
+        bodyReservation = target
+        return true
+    }
+
+    /// Lets go of the body and its room in the budget. The storage goes when no request made from
+    /// it holds it any more; a body is never kept for the connection's next request.
+    func releaseBody(to budget: BodyMemoryBudget) {
+        if body.capacity > 0 { body = [] }
+        budget.release(bodyReservation)
+        bodyReservation = 0
     }
 
     /// Takes the next header field of the request: the previous request's field at its place
@@ -324,13 +405,20 @@ private struct ParkedConnection: @unchecked Sendable {
 
 /// libmicrohttpd's notice that a connection opened or closed: each connection has a
 /// `RequestState` of its own while it is open.
-private let connectionNotifier: MHD_NotifyConnectionCallback = { _, _, socketContext, code in
-    guard let socketContext else { return }
+private let connectionNotifier: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let socketContext else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     switch code {
     case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED:
-        socketContext.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+        let state = RequestState()
+        if let connection { state.socket = cmhd_connection_socket(connection) }
+        socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
     case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_CLOSED:
-        if let pointer = socketContext.pointee { Unmanaged<RequestState>.fromOpaque(pointer).release() }
+        if let pointer = socketContext.pointee {
+            let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
+            state.releaseBody(to: server.bodyBudget)
+            server.connectionClosed(socket: state.socket)
+        }
         socketContext.pointee = nil
     default:
         break
@@ -346,13 +434,16 @@ private let uriLogger: cmhd_uri_log_callback = { _, uri, connection in
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, _ in
-    guard let context, let pointer = context.pointee else { return }
+    guard let cls, let context, let pointer = context.pointee else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     Unmanaged<RequestState>.fromOpaque(pointer)._withUnsafeGuaranteedRef { state in
         // A parked connection that ended before its response was sent (the client went away).
-        if state.readyResponse != nil, let cls {
+        if state.readyResponse != nil {
             state.readyResponse = nil
-            Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().unpark()
+            server.unpark()
         }
+        state.releaseBody(to: server.bodyBudget)
+        server.awaitHead(socket: state.socket)
     }
     context.pointee = nil
 }
@@ -389,12 +480,20 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
     }
     if !state.started {
         state.started = true
+        server.headArrived(socket: state.socket)
         MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
         state.fieldsCollected()
         let lengthField = Int(state.knownFields[KnownHeader.contentLength.rawValue])
-        if lengthField != Int(KnownHeader.absent), let length = Int(state.headerFields[lengthField].value),
-           length > server.configuration.maxBodySize {
-            return server.respond(connection, server.handler(state.request(method: "$TOO_LARGE")), state)
+        if lengthField != Int(KnownHeader.absent), let length = Int(state.headerFields[lengthField].value), length > 0 {
+            if length > server.configuration.maxBodySize {
+                return server.respond(connection, server.handler(state.request(method: "$TOO_LARGE")), state)
+            }
+            // The declared body's room is taken before a byte of it is read, and its storage
+            // made once rather than doubled as it arrives.
+            guard state.reserveBody(length, in: server.bodyBudget, limit: length) else {
+                return server.respond(connection, server.handler(state.request(method: "$OUT_OF_BODY_ROOM")), state)
+            }
+            state.body.reserveCapacity(length)
         }
         return MHD_Result.YES
     }
@@ -402,17 +501,25 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         let size = uploadSize.pointee
         if state.body.count + size > server.configuration.maxBodySize {
             state.tooLarge = true
-            state.body = []
-        } else if let uploadData, !state.tooLarge {
-            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
-                state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+            state.releaseBody(to: server.bodyBudget)
+        } else if let uploadData, !state.tooLarge, !state.outOfBodyRoom {
+            if state.reserveBody(state.body.count + size, in: server.bodyBudget, limit: server.configuration.maxBodySize) {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+                }
+            } else {
+                state.outOfBodyRoom = true
+                state.releaseBody(to: server.bodyBudget)
             }
         }
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
-    let methodName = state.tooLarge ? "$TOO_LARGE" : method.map(methodName(_:)) ?? "GET"
-    return server.respond(connection, server.handler(state.request(method: methodName)), state)
+    let methodName = state.tooLarge ? "$TOO_LARGE" : state.outOfBodyRoom ? "$OUT_OF_BODY_ROOM" : method.map(methodName(_:)) ?? "GET"
+    let response = server.handler(state.request(method: methodName))
+    // The handler has read the body: its room goes back now, not when the response is sent.
+    if state.bodyReservation > 0 { state.releaseBody(to: server.bodyBudget) }
+    return server.respond(connection, response, state)
 }
 
 /// The request's method as a String; GET, by far the most frequent, as a literal, which costs no

@@ -139,6 +139,12 @@ public final class ODataService: @unchecked Sendable {
         if request.method == "$TOO_LARGE" {
             throw ServiceError(status: 413, code: "PayloadTooLarge", message: "The request body is larger than the limit of this service.")
         }
+        if request.method == "$OUT_OF_BODY_ROOM" {
+            var error = ServiceError(status: 503, code: "ServiceUnavailable",
+                                     message: "The service is holding as many request bodies as it has memory for; retry the request shortly.")
+            error.headers = [("Retry-After", "1")]
+            throw error
+        }
         let (context, method) = try requestContext(for: request)
         switch method {
         case "GET", "HEAD":
