@@ -15,6 +15,7 @@
 // their connections the same way.
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -63,6 +64,9 @@ struct cmhd_listener {
     pthread_mutex_t slots_lock;
     struct cmhd_connection_slot *slots;
     unsigned int slot_count;
+    // One past the highest socket ever given a slot: scans stop there. Sockets are numbered
+    // lowest first, so it follows the most connections ever open, not the descriptor limit.
+    unsigned int slots_used;
     unsigned int open;
     unsigned int max_connections;
     unsigned int max_per_address;
@@ -142,6 +146,12 @@ static inline int cmhd_listener_admit(struct cmhd_listener *listener, unsigned i
     listener->max_connections = max_connections;
     listener->max_per_address = max_per_address;
     listener->head_timeout_ms = head_timeout_ms;
+    // The acceptor then waits in poll, to sweep for overdue heads, and must not block in accept
+    // when a connection poll saw was reset before it was taken.
+    if (head_timeout_ms > 0) {
+        int flags = fcntl(listener->socket, F_GETFL);
+        if (flags < 0 || fcntl(listener->socket, F_SETFL, flags | O_NONBLOCK) != 0) return errno;
+    }
     return 0;
 }
 
@@ -193,13 +203,14 @@ static inline int cmhd_listener_take_slot(struct cmhd_listener *listener, int cl
         refusal = 503;
     } else if (listener->max_per_address > 0) {
         unsigned int same = 0;
-        for (unsigned int i = 0; i < listener->slot_count && same < listener->max_per_address; i++) {
+        for (unsigned int i = 0; i < listener->slots_used && same < listener->max_per_address; i++) {
             if (listener->slots[i].in_use && (int)i != client && memcmp(listener->slots[i].address, key, 16) == 0) same++;
         }
         if (same >= listener->max_per_address) refusal = 429;
     }
     if (refusal == 0) {
         if (!reused) listener->open++;
+        if ((unsigned int)client >= listener->slots_used) listener->slots_used = (unsigned int)client + 1;
         slot->in_use = 1;
         memcpy(slot->address, key, 16);
         atomic_store(&slot->head_deadline, listener->head_timeout_ms > 0 ? cmhd_now_ms() + listener->head_timeout_ms : 0);
@@ -246,7 +257,7 @@ static inline void cmhd_listener_await_head(struct cmhd_listener *listener, int 
 static inline void cmhd_listener_sweep(struct cmhd_listener *listener, int64_t now)
 {
     pthread_mutex_lock(&listener->slots_lock);
-    for (unsigned int i = 0; i < listener->slot_count; i++) {
+    for (unsigned int i = 0; i < listener->slots_used; i++) {
         struct cmhd_connection_slot *slot = &listener->slots[i];
         if (!slot->in_use) continue;
         int64_t deadline = atomic_load_explicit(&slot->head_deadline, memory_order_relaxed);
@@ -274,8 +285,6 @@ static void *cmhd_listener_accept_loop(void *context)
             int waited = poll(&ready, 1, (int)(listener->next_sweep - now));
             if (waited == 0) continue;
             if (atomic_load(&listener->stopping)) return NULL;
-            // The listening socket is blocking: accept only what poll saw, and what a shutdown
-            // of it wakes.
         }
         struct sockaddr_storage address;
         socklen_t length = sizeof address;
