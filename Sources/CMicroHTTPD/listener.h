@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,9 @@ struct cmhd_connection_slot {
     int in_use;
     // The client's address as IPv6 (IPv4 mapped into it), for the per-address limit.
     unsigned char address[16];
-    // When the connection's next request head must have arrived (CLOCK_MONOTONIC, ms); 0 while
-    // it is not waiting for one. Set and cleared by the worker thread without the lock.
+    // When the connection's next request head must have arrived (CLOCK_MONOTONIC, ms): INT64_MAX
+    // without a head timeout, 0 while it is not waiting for one. Set and cleared by the worker
+    // thread without the lock.
     _Atomic int64_t head_deadline;
 };
 
@@ -72,6 +74,8 @@ struct cmhd_listener {
     unsigned int max_per_address;
     int64_t head_timeout_ms;
     int64_t next_sweep;
+    // A connection was refused since the last sweep; only the acceptor thread uses it.
+    int refused_since_sweep;
     // Connections refused at the total and the per-address limit, and closed for a slow head.
     atomic_ulong refused_total, refused_per_address, closed_slow_heads;
 };
@@ -146,12 +150,10 @@ static inline int cmhd_listener_admit(struct cmhd_listener *listener, unsigned i
     listener->max_connections = max_connections;
     listener->max_per_address = max_per_address;
     listener->head_timeout_ms = head_timeout_ms;
-    // The acceptor then waits in poll, to sweep for overdue heads, and must not block in accept
-    // when a connection poll saw was reset before it was taken.
-    if (head_timeout_ms > 0) {
-        int flags = fcntl(listener->socket, F_GETFL);
-        if (flags < 0 || fcntl(listener->socket, F_SETFL, flags | O_NONBLOCK) != 0) return errno;
-    }
+    // The acceptor then waits in poll, to sweep, and must not block in accept when a connection
+    // poll saw was reset before it was taken.
+    int flags = fcntl(listener->socket, F_GETFL);
+    if (flags < 0 || fcntl(listener->socket, F_SETFL, flags | O_NONBLOCK) != 0) return errno;
     return 0;
 }
 
@@ -187,6 +189,11 @@ static inline void cmhd_refuse(int client, int status)
     close(client);
 }
 
+static inline int64_t cmhd_head_deadline(const struct cmhd_listener *listener)
+{
+    return listener->head_timeout_ms > 0 ? cmhd_now_ms() + listener->head_timeout_ms : INT64_MAX;
+}
+
 // Takes a slot for an accepted connection, or says why not: 0, 503 or 429.
 static inline int cmhd_listener_take_slot(struct cmhd_listener *listener, int client, const struct sockaddr_storage *address)
 {
@@ -213,7 +220,7 @@ static inline int cmhd_listener_take_slot(struct cmhd_listener *listener, int cl
         if ((unsigned int)client >= listener->slots_used) listener->slots_used = (unsigned int)client + 1;
         slot->in_use = 1;
         memcpy(slot->address, key, 16);
-        atomic_store(&slot->head_deadline, listener->head_timeout_ms > 0 ? cmhd_now_ms() + listener->head_timeout_ms : 0);
+        atomic_store(&slot->head_deadline, cmhd_head_deadline(listener));
     } else if (reused) {
         slot->in_use = 0;
         listener->open--;
@@ -247,24 +254,36 @@ static inline void cmhd_listener_head_arrived(struct cmhd_listener *listener, in
 // The connection's response is sent: its next request head is due within the head timeout.
 static inline void cmhd_listener_await_head(struct cmhd_listener *listener, int client)
 {
-    if (listener->slots == NULL || listener->head_timeout_ms <= 0 || client < 0 || (unsigned int)client >= listener->slot_count) return;
-    atomic_store_explicit(&listener->slots[client].head_deadline, cmhd_now_ms() + listener->head_timeout_ms, memory_order_relaxed);
+    if (listener->slots == NULL || client < 0 || (unsigned int)client >= listener->slot_count) return;
+    atomic_store_explicit(&listener->slots[client].head_deadline, cmhd_head_deadline(listener), memory_order_relaxed);
 }
 
 // Shuts down the connections whose request head is overdue; libmicrohttpd sees the socket end
 // and closes the connection itself. Under the lock, so no socket is shut down after its
 // connection closed it (its slot is released first).
-static inline void cmhd_listener_sweep(struct cmhd_listener *listener, int64_t now)
+// With `reap_closed`, also those waiting for a head whose client has closed its end:
+// libmicrohttpd 0.9.75 can miss the end of a connection that a client closes while its
+// response is being written (an edge of its epoll set is lost), and holds it until its idle
+// timeout. Shut down from here, the socket raises a new event and is closed at once. Run only
+// after a refusal, as it asks every waiting socket.
+static inline void cmhd_listener_sweep(struct cmhd_listener *listener, int64_t now, int reap_closed)
 {
     pthread_mutex_lock(&listener->slots_lock);
     for (unsigned int i = 0; i < listener->slots_used; i++) {
         struct cmhd_connection_slot *slot = &listener->slots[i];
         if (!slot->in_use) continue;
         int64_t deadline = atomic_load_explicit(&slot->head_deadline, memory_order_relaxed);
-        if (deadline != 0 && deadline <= now) {
+        if (deadline == 0) continue;
+        if (deadline <= now) {
             atomic_store(&slot->head_deadline, 0);
             shutdown((int)i, SHUT_RDWR);
             atomic_fetch_add(&listener->closed_slow_heads, 1);
+        } else if (reap_closed) {
+            char byte;
+            if (recv((int)i, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+                atomic_store(&slot->head_deadline, 0);
+                shutdown((int)i, SHUT_RDWR);
+            }
         }
     }
     pthread_mutex_unlock(&listener->slots_lock);
@@ -274,11 +293,14 @@ static void *cmhd_listener_accept_loop(void *context)
 {
     struct cmhd_listener *listener = context;
     for (;;) {
-        if (listener->slots != NULL && listener->head_timeout_ms > 0) {
-            // Woken at least every quarter second to close connections whose head is overdue.
+        if (listener->slots != NULL) {
+            // Woken at least every quarter second to close connections whose head is overdue,
+            // and, after a refusal, those their clients have left.
             int64_t now = cmhd_now_ms();
             if (now >= listener->next_sweep) {
-                cmhd_listener_sweep(listener, now);
+                int refused = listener->refused_since_sweep;
+                listener->refused_since_sweep = 0;
+                cmhd_listener_sweep(listener, now, refused);
                 listener->next_sweep = now + 250;
             }
             struct pollfd ready = {.fd = listener->socket, .events = POLLIN};
@@ -297,6 +319,7 @@ static void *cmhd_listener_accept_loop(void *context)
                 if (refusal != 0) {
                     atomic_fetch_add(refusal == 429 ? &listener->refused_per_address : &listener->refused_total, 1);
                     cmhd_refuse(client, refusal);
+                    listener->refused_since_sweep = 1;
                     continue;
                 }
             }
