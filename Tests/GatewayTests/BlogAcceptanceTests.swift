@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 /// The blog's request must give the blog's response, compared as JSON after replacing the
-/// service root (shared/fixtures/README.md).
+/// service root (Fixtures/Blog/README.md).
 @Suite struct BlogAcceptanceTests {
-    static let fixture = TestGateway.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/blog-person1-expand.json")
+    static let fixture = TestGateway.fixtures.appendingPathComponent("Blog/blog-person1-expand.json")
     static let blogRoot = "http://192.168.1.112/EDMTest/CarDealer.svc/"
 
     @Test func personOneWithCarsMatchesTheBlog() throws {

@@ -1,5 +1,5 @@
 /// The blog's response to `Person(1)?$expand=PersonCar,PersonCar/Car` (a DataServiceVersion 1.0
-/// response), copied from /work/shared/fixtures/blog-person1-expand.json for decoding without a server.
+/// response), copied from Tests/GatewayTests/Fixtures/Blog/blog-person1-expand.json for decoding without a server.
 enum BlogFixture {
     static let person1Expanded = #"""
 {"d":
