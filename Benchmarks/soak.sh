@@ -20,7 +20,7 @@
 # too slow to load the service or to show release memory figures. Options of this script alone:
 #   --scratch-path PATH   SwiftPM's build folder (default .build)
 #   --gateway PATH        an already built dealer-gateway; skips `swift build`
-# Every other option goes to Benchmarks/soak.py (see `Benchmarks/soak.sh --help`).
+# Every other option goes to Benchmarks/soak.py, whose options `--help` lists after these.
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
