@@ -33,6 +33,9 @@ public struct BatchResponseWriter {
         write(part, bodies: true)
     }
 
+    /// The bytes of the close delimiter `finish` writes.
+    public var closingSize: Int { boundary.utf8.count + 6 }
+
     /// The whole body: the parts and the close delimiter.
     public consuming func finish() -> [UInt8] {
         Self.append("--\(boundary)--\r\n", to: &bytes)

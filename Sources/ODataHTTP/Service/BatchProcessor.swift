@@ -20,21 +20,22 @@ extension ODataService {
         let limits = configuration.limits
         let parser = BatchRequestParser(maximumOperations: limits.maxBatchCount, maximumChangeSetOperations: limits.maxChangesetCount)
         let batch = try parser.parse(outer.body, contentType: outer.header(.contentType))
-        // Written part by part as each is answered, within the response's byte limit: a part
-        // that would go past it is answered with a 400 instead (a change set is then not run).
+        // Written part by part as each is answered, within the response's byte limit: a query
+        // whose answer would take the whole body past it is answered with a short 400 instead.
+        // A change set's answers are known only once it has run: it runs while there is room.
         let byteLimit = limits.maxBatchResponseBytes
         var writer = BatchResponseWriter(expectedLimit: byteLimit + 64 * 1024)
         for part in batch.parts {
             switch part {
             case .query(let operation):
                 let answer = BatchResponsePart.query(runQuery(operation, outer: outer))
-                if writer.bytes.count + writer.size(of: answer) <= byteLimit {
+                if writer.bytes.count + writer.size(of: answer) + writer.closingSize <= byteLimit {
                     writer.append(answer)
                 } else {
                     writer.append(.query(overBatchByteLimit(operation, outer: outer, ran: true)))
                 }
             case .changeSet(let operations):
-                if writer.bytes.count < byteLimit {
+                if writer.bytes.count + writer.closingSize < byteLimit {
                     writer.append(try runChangeSet(operations, outer: outer))
                 } else {
                     // Refused whole, as a failed change set is: nothing of it is written.
