@@ -35,11 +35,11 @@ extension ODataService {
                     writer.append(.query(overBatchByteLimit(operation, outer: outer, ran: true)))
                 }
             case .changeSet(let operations):
-                if writer.bytes.count + writer.closingSize < byteLimit {
-                    writer.append(try runChangeSet(operations, outer: outer))
-                } else {
+                if let first = operations.first, writer.bytes.count + writer.closingSize >= byteLimit {
                     // Refused whole, as a failed change set is: nothing of it is written.
-                    writer.append(.failedChangeSet(overBatchByteLimit(operations[0], outer: outer, ran: false)))
+                    writer.append(.failedChangeSet(overBatchByteLimit(first, outer: outer, ran: false)))
+                } else {
+                    writer.append(try runChangeSet(operations, outer: outer))
                 }
             }
         }
