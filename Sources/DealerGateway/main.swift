@@ -96,6 +96,26 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("allow-origin"), help: "An origin whose browser pages may call the service (CORS); repeat it, or give * for any.")
     var allowedOrigins: [String] = []
 
+    // Limits of what one request reads or writes; past one, a 400 that names it.
+    private static var defaultLimits: ODataService.Configuration.Limits { ODataService.Configuration().limits }
+    @Option(help: "The most entities one expanded collection may hold.")
+    var maxResultsPerCollection: Int = Self.defaultLimits.maxResultsPerCollection
+
+    @Option(help: "The most entities one response may hold, top-level and expanded, each counted as often as it is written.")
+    var maxEntitiesPerResponse: Int = Self.defaultLimits.maxEntitiesPerResponse
+
+    @Option(help: "The most operations one $batch may carry, change-set members included.")
+    var maxBatchCount: Int = Self.defaultLimits.maxBatchCount
+
+    @Option(help: "The most operations one change set may carry.")
+    var maxChangesetCount: Int = Self.defaultLimits.maxChangesetCount
+
+    @Option(help: "The most entities one create may insert, the top-level one and those inline (deep insert).")
+    var maxObjectCountOnInsert: Int = Self.defaultLimits.maxObjectCountOnInsert
+
+    @Option(help: "The most bytes of one $batch response; operations past it are answered with a 400.")
+    var maxBatchResponseBytes: Int = Self.defaultLimits.maxBatchResponseBytes
+
     @Option(help: "Log level: trace, debug (adds an access log line per request), info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -109,6 +129,12 @@ struct Serve: ParsableCommand {
         guard maxConnectionsPerClient >= 0 else { throw ValidationError("--max-connections-per-client must be 0 or more") }
         guard requestHeadTimeout >= 0, requestHeadTimeout <= 3600 else { throw ValidationError("--request-head-timeout must be from 0 to 3600 seconds") }
         guard (1...(1 << 20)).contains(bodyMemoryMegabytes) else { throw ValidationError("--body-memory-mb must be from 1 to 1048576") }
+        for (name, value) in [("--max-results-per-collection", maxResultsPerCollection), ("--max-entities-per-response", maxEntitiesPerResponse),
+                              ("--max-batch-count", maxBatchCount), ("--max-changeset-count", maxChangesetCount),
+                              ("--max-object-count-on-insert", maxObjectCountOnInsert), ("--max-batch-response-bytes", maxBatchResponseBytes)]
+        where value < 1 {
+            throw ValidationError("\(name) must be at least 1")
+        }
     }
 
     /// Descriptors the process keeps for other things than connections: the database's files,
@@ -151,6 +177,12 @@ struct Serve: ParsableCommand {
         configuration.defaultPageSize = pageSize
         configuration.allowedOrigins = allowedOrigins
         configuration.memoryMapSize = mmapMegabytes << 20
+        configuration.limits.maxResultsPerCollection = maxResultsPerCollection
+        configuration.limits.maxEntitiesPerResponse = maxEntitiesPerResponse
+        configuration.limits.maxBatchCount = maxBatchCount
+        configuration.limits.maxChangesetCount = maxChangesetCount
+        configuration.limits.maxObjectCountOnInsert = maxObjectCountOnInsert
+        configuration.limits.maxBatchResponseBytes = maxBatchResponseBytes
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.host = host
         serverConfiguration.port = port

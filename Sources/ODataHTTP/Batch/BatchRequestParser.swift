@@ -1,3 +1,5 @@
+import ODataURI
+
 /// Reads a `$batch` request body (MS-ODATA 2.2.7.6) into a `BatchRequest`.
 ///
 /// The whole body is read and checked before any operation runs, so a malformed batch is
@@ -11,9 +13,13 @@ public struct BatchRequestParser: Sendable {
 
     /// The most operations (change-set members included) one batch may carry.
     public let maximumOperations: Int
+    /// The most operations one change set may carry.
+    public let maximumChangeSetOperations: Int
 
-    public init(maximumOperations: Int = 1000) {
+    public init(maximumOperations: Int = QueryLimits().maxBatchCount,
+                maximumChangeSetOperations: Int = QueryLimits().maxChangesetCount) {
         self.maximumOperations = maximumOperations
+        self.maximumChangeSetOperations = maximumChangeSetOperations
     }
 
     /// Parses a body given the request's Content-Type header.
@@ -54,7 +60,7 @@ public struct BatchRequestParser: Sendable {
                 throw BatchError("\(place) has Content-Type '\(headers["Content-Type"] ?? "")'; expected application/http or multipart/mixed.")
             }
             guard operationCount <= maximumOperations else {
-                throw BatchError("The batch has more than \(maximumOperations) operations.")
+                throw BatchError(LimitExceeded(.batchCount, value: maximumOperations, subject: "The batch has").message)
             }
         }
         return BatchRequest(parts: parts)
@@ -84,6 +90,9 @@ public struct BatchRequestParser: Sendable {
                 }
             }
             operations.append(operation)
+            guard operations.count <= maximumChangeSetOperations else {
+                throw BatchError(LimitExceeded(.changesetCount, value: maximumChangeSetOperations, subject: "\(place)'s change set has").message)
+            }
         }
         return operations
     }

@@ -1,41 +1,88 @@
 /// Writes the multipart/mixed body that answers a batch (MS-ODATA 2.2.7.6.6), with CRLF line
 /// breaks, a Content-Length on every operation response that has a body, and change-set
 /// responses nested under their own boundary.
-public enum BatchResponseWriter {
-    /// Writes the response body and returns it with the Content-Type header that names its
-    /// boundary. The boundaries are random so that no body can contain them by accident.
+public struct BatchResponseWriter {
+    public let boundary: String
+    /// The parts written so far, without the close delimiter.
+    public private(set) var bytes: [UInt8] = []
+    /// The size the body is expected to stay within: its storage grows up to it rather than by
+    /// doubling past it, so that a body near its limit does not hold twice the memory.
+    private let expectedLimit: Int
+
+    /// The boundary is random so that no body can contain it by accident.
+    public init(boundary: String = BatchResponseWriter.makeBoundary(prefix: "batchresponse"), expectedLimit: Int = .max) {
+        self.boundary = boundary
+        self.expectedLimit = expectedLimit
+    }
+
+    /// The Content-Type header that names the boundary.
+    public var contentType: String { "multipart/mixed; boundary=\(boundary)" }
+
+    /// The bytes appending `part` would add.
+    public func size(of part: BatchResponsePart) -> Int {
+        var scratch = BatchResponseWriter(boundary: boundary)
+        return scratch.write(part, bodies: false)
+    }
+
+    /// Writes `part` after those written so far.
+    public mutating func append(_ part: BatchResponsePart) {
+        let needed = bytes.count + size(of: part)
+        if needed > bytes.capacity {
+            bytes.reserveCapacity(max(needed, min(bytes.capacity * 2, expectedLimit)))
+        }
+        write(part, bodies: true)
+    }
+
+    /// The bytes of the close delimiter `finish` writes.
+    public var closingSize: Int { boundary.utf8.count + 6 }
+
+    /// The whole body: the parts and the close delimiter.
+    public consuming func finish() -> [UInt8] {
+        Self.append("--\(boundary)--\r\n", to: &bytes)
+        return bytes
+    }
+
+    /// Writes the response body and returns it with the Content-Type header that names its boundary.
     public static func write(_ parts: [BatchResponsePart]) -> (contentType: String, body: [UInt8]) {
-        let boundary = makeBoundary(prefix: "batchresponse")
-        return ("multipart/mixed; boundary=\(boundary)", write(parts, boundary: boundary))
+        var writer = BatchResponseWriter()
+        for part in parts { writer.append(part) }
+        return (writer.contentType, writer.finish())
     }
 
     /// Writes the body with the given boundary; change sets get fresh random boundaries.
     public static func write(_ parts: [BatchResponsePart], boundary: String) -> [UInt8] {
-        var out: [UInt8] = []
-        for part in parts {
-            append("--\(boundary)\r\n", to: &out)
-            switch part {
-            case .query(let response), .failedChangeSet(let response):
-                writeOperation(response, to: &out)
-            case .changeSet(let responses):
-                let changeSetBoundary = makeBoundary(prefix: "changesetresponse")
-                append("Content-Type: multipart/mixed; boundary=\(changeSetBoundary)\r\n\r\n", to: &out)
-                for response in responses {
-                    append("--\(changeSetBoundary)\r\n", to: &out)
-                    writeOperation(response, to: &out)
-                    append("\r\n", to: &out)
-                }
-                append("--\(changeSetBoundary)--", to: &out)
+        var writer = BatchResponseWriter(boundary: boundary)
+        for part in parts { writer.append(part) }
+        return writer.finish()
+    }
+
+    /// Writes `part`, or only counts its bodies' bytes when not `bodies`; returns the bytes it adds.
+    @discardableResult
+    private mutating func write(_ part: BatchResponsePart, bodies: Bool) -> Int {
+        let start = bytes.count
+        var skipped = 0
+        Self.append("--\(boundary)\r\n", to: &bytes)
+        switch part {
+        case .query(let response), .failedChangeSet(let response):
+            skipped += Self.writeOperation(response, to: &bytes, body: bodies)
+        case .changeSet(let responses):
+            let changeSetBoundary = Self.makeBoundary(prefix: "changesetresponse")
+            Self.append("Content-Type: multipart/mixed; boundary=\(changeSetBoundary)\r\n\r\n", to: &bytes)
+            for response in responses {
+                Self.append("--\(changeSetBoundary)\r\n", to: &bytes)
+                skipped += Self.writeOperation(response, to: &bytes, body: bodies)
+                Self.append("\r\n", to: &bytes)
             }
-            append("\r\n", to: &out)
+            Self.append("--\(changeSetBoundary)--", to: &bytes)
         }
-        append("--\(boundary)--\r\n", to: &out)
-        return out
+        Self.append("\r\n", to: &bytes)
+        return bytes.count - start + skipped
     }
 
     /// An `application/http` part: MIME headers, blank line, status line, headers, body. The
     /// line break that follows belongs to the next delimiter and is written by the caller.
-    private static func writeOperation(_ response: BatchOperationResponse, to out: inout [UInt8]) {
+    /// Without `body`, the body is left out and its length returned, for `size(of:)`.
+    private static func writeOperation(_ response: BatchOperationResponse, to out: inout [UInt8], body: Bool) -> Int {
         append("Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n", to: &out)
         if let id = response.contentID, response.contentIDLocation == .partHeader {
             append("Content-ID: \(id)\r\n", to: &out)
@@ -56,7 +103,10 @@ public enum BatchResponseWriter {
             append("Content-Length: \(response.body.count)\r\n", to: &out)
         }
         append("\r\n", to: &out)
-        if !bodyless { out.append(contentsOf: response.body) }
+        guard !bodyless else { return 0 }
+        guard body else { return response.body.count }
+        out.append(contentsOf: response.body)
+        return 0
     }
 
     /// `prefix_` and 32 random hex digits, in the style of WCF Data Services' boundaries.

@@ -1,6 +1,7 @@
 import Foundation
 import ODataSerialization
 import ODataStore
+import ODataURI
 
 /// `POST $batch` (MS-ODATA 2.2.7.6): query operations and change sets in one multipart/mixed
 /// request, answered by one multipart/mixed response (202 Accepted).
@@ -16,22 +17,47 @@ extension ODataService {
         if let type = RequestBodyType.essence(outer), type != "multipart/mixed" {
             throw ServiceError.unsupportedMediaType("A $batch request must be multipart/mixed, not \(type).")
         }
-        let batch = try BatchRequestParser().parse(outer.body, contentType: outer.header(.contentType))
-        var parts: [BatchResponsePart] = []
+        let limits = configuration.limits
+        let parser = BatchRequestParser(maximumOperations: limits.maxBatchCount, maximumChangeSetOperations: limits.maxChangesetCount)
+        let batch = try parser.parse(outer.body, contentType: outer.header(.contentType))
+        // Written part by part as each is answered, within the response's byte limit: a query
+        // whose answer would take the whole body past it is answered with a short 400 instead.
+        // A change set's answers are known only once it has run: it runs while there is room.
+        let byteLimit = limits.maxBatchResponseBytes
+        var writer = BatchResponseWriter(expectedLimit: byteLimit + 64 * 1024)
         for part in batch.parts {
             switch part {
             case .query(let operation):
-                parts.append(.query(runQuery(operation, outer: outer)))
+                let answer = BatchResponsePart.query(runQuery(operation, outer: outer))
+                if writer.bytes.count + writer.size(of: answer) + writer.closingSize <= byteLimit {
+                    writer.append(answer)
+                } else {
+                    writer.append(.query(overBatchByteLimit(operation, outer: outer, ran: true)))
+                }
             case .changeSet(let operations):
-                parts.append(try runChangeSet(operations, outer: outer))
+                if let first = operations.first, writer.bytes.count + writer.closingSize >= byteLimit {
+                    // Refused whole, as a failed change set is: nothing of it is written.
+                    writer.append(.failedChangeSet(overBatchByteLimit(first, outer: outer, ran: false)))
+                } else {
+                    writer.append(try runChangeSet(operations, outer: outer))
+                }
             }
         }
-        let (contentType, body) = BatchResponseWriter.write(parts)
+        let contentType = writer.contentType
         return HTTPResponse(status: 202, headers: [
             ("Content-Type", contentType),
             ("DataServiceVersion", ResponseVersion.v1.headerValue),
             ("Cache-Control", "no-cache"),
-        ], body: body)
+        ], body: writer.finish())
+    }
+
+    /// The 400 that stands for an operation, or a change set, past the batch response's byte limit.
+    private func overBatchByteLimit(_ operation: BatchOperation, outer: HTTPRequest, ran: Bool) -> BatchOperationResponse {
+        let limit = configuration.limits.maxBatchResponseBytes
+        let error = LimitExceeded(.batchResponseBytes, value: limit, subject: "With this answer the $batch response would hold",
+                                  advice: ran ? "Send this request again on its own or in another batch."
+                                              : "This change set was not run; send it again in another batch.")
+        return response(answering: operation, with: errorResponse(ServiceError(error), request: httpRequest(for: operation, uri: operation.uri, outer: outer)))
     }
 
     private func runQuery(_ operation: BatchOperation, outer: HTTPRequest) -> BatchOperationResponse {

@@ -14,6 +14,8 @@ public final class ODataService: @unchecked Sendable {
         public var rootPath = "/CarDealer.svc"
         /// The server page size of sets whose schema sets none.
         public var defaultPageSize = 200
+        public typealias Limits = QueryLimits
+        /// What one request may ask for, read and write (see `QueryLimits`).
         public var limits = QueryLimits()
         /// Used for absolute URIs when a request carries no Host header.
         public var fallbackHost = "127.0.0.1:8080"
@@ -126,6 +128,8 @@ public final class ODataService: @unchecked Sendable {
         } catch let error as ServiceError {
             return errorResponse(error, request: request)
         } catch let error as URIError {
+            return errorResponse(ServiceError(error), request: request)
+        } catch let error as LimitExceeded {
             return errorResponse(ServiceError(error), request: request)
         } catch let error as SQLiteError where error.isBusy {
             return errorResponse(ServiceError(status: 503, code: "ServiceUnavailable",

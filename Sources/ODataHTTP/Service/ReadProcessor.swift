@@ -11,7 +11,7 @@ extension ODataService {
         let options = info.options
         // `Set(key)` by the key kept beside its parse, not the one in its path (`KeyedEntity`).
         if let entity = context.parse.keyedEntity, let response = try streamedEntity(context, options, notFound: { notFound(entity) }, {
-            try $0.withSingle(entity, streaming: options.expand, memo: context.queryMemo, $1)
+            try $0.withSingle(entity, streaming: options.expand, memo: context.queryMemo, budget: $1, $2)
         }) {
             return response
         }
@@ -37,7 +37,7 @@ extension ODataService {
         case .entity(let path):
             // A keyed entity that can be streamed was answered above: not asked again here.
             if context.parse.keyedEntity == nil, let response = try streamedEntity(context, options, notFound: { notFound(path) }, {
-                try $0.withSingle(path, streaming: options.expand, memo: context.queryMemo, $1)
+                try $0.withSingle(path, streaming: options.expand, memo: context.queryMemo, budget: $1, $2)
             }) {
                 return response
             }
@@ -47,7 +47,9 @@ extension ODataService {
             // keeps them all in one snapshot.
             let found = try options.expand.isEmpty ? reader.single(path) : reader.database.readTransaction {
                 guard let record = try reader.single(path) else { return nil }
-                try reader.expand([record], options.expand)
+                var budget = entityBudget
+                try budget.spend(1)
+                try reader.expand([record], options.expand, budget: &budget)
                 return record
             }
             guard let record = found else { throw notFound(path) }
@@ -109,7 +111,10 @@ extension ODataService {
             // The serializer's version shapes only expanded collections, of which there are none here.
             let body = try serializer(context, .v2).collectionDocument(select: options.select) { write in
                 var delivered = 0
+                var budget = entityBudget
                 let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
+                    // Before the entity is written: a response past the limit is dropped whole.
+                    try budget.spend(row.entityCount)
                     write(row)
                     delivered += 1
                 }
@@ -121,7 +126,9 @@ extension ODataService {
         }
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)
-        try reader.expand(page.records, options.expand)
+        var budget = entityBudget
+        try budget.spend(page.records.count)
+        try reader.expand(page.records, options.expand, budget: &budget)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
         let (count, next, version) = (end.count, end.next, end.version)
         if representation == .atom {
@@ -219,13 +226,13 @@ extension ODataService {
     /// COMMIT. Nil when the request needs the entity as a record instead (Atom, or expansions
     /// that are not streamed).
     private func streamedEntity(_ context: RequestContext, _ options: QueryOptions, notFound: () -> ServiceError,
-                                _ readSingle: (EntityReader, (EntityRow) throws -> Void) throws -> Bool) throws -> HTTPResponse? {
+                                _ readSingle: (EntityReader, EntityBudget, (EntityRow) throws -> Void) throws -> Bool) throws -> HTTPResponse? {
         let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
         guard representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) else { return nil }
         let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
         let serializer = serializer(context, version)
         var written: (body: SerializedBytes, digest: UInt64)?
-        _ = try readSingle(EntityReader(database: try database())) { row in
+        _ = try readSingle(EntityReader(database: try database()), options.expand.isEmpty ? .unlimited : entityBudget(spent: 1)) { row in
             // One digest for both: the ETag header and the one in `__metadata`.
             let digest = row.tagDigest
             written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
@@ -233,6 +240,16 @@ extension ODataService {
         guard let (body, digest) = written else { throw notFound() }
         try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
         return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: .weak(digest))
+    }
+
+    /// What one response may hold (`QueryLimits`), counted as it is read.
+    var entityBudget: EntityBudget { EntityBudget(configuration.limits) }
+
+    /// `entityBudget`, with the entity a single-entity response starts from counted.
+    private func entityBudget(spent: Int) throws -> EntityBudget {
+        var budget = entityBudget
+        try budget.spend(spent)
+        return budget
     }
 
     func notFound(_ entity: KeyedEntity) -> ServiceError {

@@ -32,6 +32,7 @@ extension ServiceError {
         switch error {
         case let error as ServiceError: self = error
         case let error as URIError: self.init(error)
+        case let error as LimitExceeded: self.init(error)
         case let error as PayloadError: self.init(error)
         case let error as WriteError: self.init(error)
         case let error as BatchError: self.init(error)

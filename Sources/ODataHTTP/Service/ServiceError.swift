@@ -38,4 +38,8 @@ public struct ServiceError: Error, CustomStringConvertible {
         case .notImplemented: self.init(status: 501, code: "NotImplemented", message: error.message)
         }
     }
+
+    init(_ error: LimitExceeded) {
+        self.init(status: 400, code: "BadRequest", message: error.message)
+    }
 }

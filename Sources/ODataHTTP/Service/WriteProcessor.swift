@@ -140,7 +140,26 @@ extension ODataService {
             throw ServiceError.notAcceptable("writes answer in JSON only; Accept must admit application/json")
         }
         try RequestBodyType.checkJSON(request)
-        return try EntityDeserializer(serviceRoot: context.serviceRoot).entity(from: request.body, of: path.targetType)
+        let payload = try EntityDeserializer(serviceRoot: context.serviceRoot).entity(from: request.body, of: path.targetType)
+        let limit = configuration.limits.maxObjectCountOnInsert
+        guard Self.entityCount(payload, upTo: limit) <= limit else {
+            throw LimitExceeded(.objectCountOnInsert, value: limit, subject: "The body would insert",
+                                advice: "Insert them in several requests, or in the change sets of a $batch.")
+        }
+        return payload
+    }
+
+    /// The entities a create would insert, the top-level one and those inline, counted up to
+    /// just past `limit`.
+    private static func entityCount(_ payload: EntityPayload, upTo limit: Int) -> Int {
+        var count = 1
+        for navigation in payload.navigations {
+            for case .inline(let inner) in navigation.relatedEntities {
+                guard count <= limit else { return count }
+                count += entityCount(inner, upTo: limit - count)
+            }
+        }
+        return count
     }
 
     // MARK: Links

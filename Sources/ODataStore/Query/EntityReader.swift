@@ -128,18 +128,20 @@ public struct EntityReader {
     /// check `ExpansionStream.canStream` first).
     /// - Parameter memo: where the expansions' plans are kept for the next request with the
     ///   same target or one that differs only in its keys; nil builds them afresh.
+    /// - Parameter budget: what the response may hold; past it, the expansions stop being read
+    ///   and this throws `LimitExceeded` once `body` returns, whose response is then dropped.
     @discardableResult
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
-                           _ body: (EntityRow) throws -> Void) throws -> Bool {
-        try withSingle(.path(path), streaming: nodes, memo: memo, body)
+                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
+        try withSingle(.path(path), streaming: nodes, memo: memo, budget: budget, body)
     }
 
     /// `withSingle(_:streaming:memo:_:)` for `Set(key)`, by the key kept beside its cached parse
     /// rather than the one in its path (`KeyedEntity` says why).
     @discardableResult
     public func withSingle(_ entity: KeyedEntity, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
-                           _ body: (EntityRow) throws -> Void) throws -> Bool {
-        try withSingle(.keyed(entity), streaming: nodes, memo: memo, body)
+                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
+        try withSingle(.keyed(entity), streaming: nodes, memo: memo, budget: budget, body)
     }
 
     /// What a single entity is read by.
@@ -149,9 +151,9 @@ public struct EntityReader {
     }
 
     private func withSingle(_ entity: SingleEntity, streaming nodes: [ExpandNode], memo: QueryMemo?,
-                            _ body: (EntityRow) throws -> Void) throws -> Bool {
+                            budget: EntityBudget, _ body: (EntityRow) throws -> Void) throws -> Bool {
         guard !nodes.isEmpty else { return try withSingle(entity, memo: memo, body) }
-        let stream = ExpansionStream(reader: self, nodes: nodes, memo: memo)
+        let stream = ExpansionStream(reader: self, nodes: nodes, memo: memo, budget: budget)
         let found = try withSingle(entity, memo: memo) { row in
             try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
         }
@@ -324,22 +326,39 @@ public struct EntityReader {
 
     /// Attaches the related entities named by `nodes` to `records`: one query per node and
     /// level, except that single-valued expansions below a node are joined into its query.
+    /// The entities attached are counted against `budget`, each as often as a response would
+    /// write it (the caller counts `records`); past a limit it throws, `LimitExceeded`, before
+    /// reading on.
+    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], budget: inout EntityBudget) throws {
+        try expand(records, written: [Int](repeating: 1, count: records.count), nodes, budget: &budget)
+    }
+
+    /// `expand(_:_:budget:)` with no limit.
     public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode]) throws {
+        var budget = EntityBudget.unlimited
+        try expand(records, nodes, budget: &budget)
+    }
+
+    /// - Parameter written: how many times a response writes each record: one related entity
+    ///   may be shared by several parents (`ExpansionLink`), and is written under each.
+    private func expand(_ records: [EntityRecord], written: [Int], _ nodes: [ExpandNode], budget: inout EntityBudget) throws {
         guard !records.isEmpty else { return }
         for node in nodes {
             // `Person(1)?$expand=PersonCar/Car`: each PersonCar row brings its Car along.
             let joinsChildren = !node.children.isEmpty && JoinedExpansions.canJoin(node.children)
-            let children = try expand(records, along: node.navigation, joining: joinsChildren ? node.children : [])
+            let (children, childrenWritten) = try expand(records, written: written, along: node.navigation,
+                                                         joining: joinsChildren ? node.children : [], budget: &budget)
             if !node.children.isEmpty && !joinsChildren {
-                try expand(children, node.children)
+                try expand(children, written: childrenWritten, node.children, budget: &budget)
             }
         }
     }
 
     /// Reads the targets of `nav` for every record, with the single-valued expansions `joining`
-    /// attached to each, attaches them, and returns the distinct targets.
-    private func expand(_ records: [EntityRecord], along nav: NavigationProperty,
-                        joining: [ExpandNode]) throws -> [EntityRecord] {
+    /// attached to each, attaches them, and returns the distinct targets with how many times
+    /// each is written.
+    private func expand(_ records: [EntityRecord], written: [Int], along nav: NavigationProperty,
+                        joining: [ExpandNode], budget: inout EntityBudget) throws -> (children: [EntityRecord], written: [Int]) {
         let target = nav.target
         let link = ExpansionLink(nav)
         let (targetIndexes, sourceIndexes) = (link.targetIndexes, link.sourceIndexes)
@@ -352,7 +371,9 @@ public struct EntityReader {
         }
 
         var children: [EntityRecord] = []
-        var byLink: [LinkKey: [EntityRecord]] = [:]
+        // The entities each child brings: itself and those joined to it.
+        var weights: [Int] = []
+        var byLink: [LinkKey: [Int]] = [:]
         if !tuples.isEmpty {
             // One source entity (`Person(7)?$expand=...`) is an indexed lookup by equality;
             // many are a key list. Either statement is built once per connection.
@@ -361,19 +382,45 @@ public struct EntityReader {
             try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [.text(KeyList.json(tuples))])
             defer { statement.reset() }
             var buffer = RowBuffer(width: rowWidth)
+            var read = 0
             while try statement.step() {
-                let child = joined == nil ? EntityRecord(type: target, row: statement)
-                    : EntityRow(type: target, columns: buffer.read(statement), joined: joined).recordWithJoinedExpansions
+                let child: EntityRecord
+                var weight = 1
+                if joined == nil {
+                    child = EntityRecord(type: target, row: statement)
+                } else {
+                    let row = EntityRow(type: target, columns: buffer.read(statement), joined: joined)
+                    child = row.recordWithJoinedExpansions
+                    weight = row.entityCount
+                }
+                // Every child read is written at least once: reading on past the budget would
+                // only hold more records in memory for a response that is refused anyway.
+                read += weight
+                try budget.checkRoom(for: read)
                 children.append(child)
-                if let key = LinkKey(child, targetIndexes) { byLink[key, default: []].append(child) }
+                weights.append(weight)
+                if let key = LinkKey(child, targetIndexes) {
+                    byLink[key, default: []].append(children.count - 1)
+                    if nav.isCollection, let count = byLink[key]?.count { try budget.checkCollection(count, along: nav) }
+                }
             }
         }
 
-        for record in records {
-            let related = LinkKey(record, sourceIndexes).flatMap { byLink[$0] } ?? []
+        var childrenWritten = [Int](repeating: 0, count: children.count)
+        for (record, times) in zip(records, written) {
+            var attached = LinkKey(record, sourceIndexes).flatMap { byLink[$0] } ?? []
+            if !nav.isCollection && attached.count > 1 { attached.removeLast(attached.count - 1) }
+            var entities = 0
+            for index in attached {
+                childrenWritten[index] += times
+                entities += weights[index]
+            }
+            let (total, overflow) = entities.multipliedReportingOverflow(by: times)
+            try budget.spend(overflow ? .max : total)
+            let related = attached.map { children[$0] }
             record.setExpansion(nav.isCollection ? .collection(related) : .single(related.first), of: nav)
         }
-        return children
+        return (children, childrenWritten)
     }
 
     /// The statement reading the targets of `link` for one source entity (`single`: by equality)

@@ -44,6 +44,17 @@ public struct EntityRow: EntityColumns {
         return .single(found ? EntityRow(type: target, columns: columns, offset: join.offset, joined: join.nested) : nil)
     }
 
+    /// This entity and those joined to it that the row found: what a response writes of it.
+    public var entityCount: Int {
+        guard let joins = joined?.joins, !joins.isEmpty else { return 1 }
+        var count = 1
+        for join in joins {
+            guard case .single(let related?)? = expansion(of: join.navigation) else { continue }
+            count += related.entityCount
+        }
+        return count
+    }
+
     /// The stored value of the column at `index`, owned.
     func value(at index: Int) -> SQLValue { columns[offset + index].value }
 

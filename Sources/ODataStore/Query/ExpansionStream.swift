@@ -9,20 +9,25 @@ import ODataURI
 ///
 /// It serves a single entity whose expansions are collections, each expanding at most
 /// single-valued navigations that can be joined (`canStream`). A statement failing while the
-/// response is written is kept in `error` and thrown by the reader afterwards.
+/// response is written is kept in `error` and thrown by the reader afterwards, as is a
+/// collection past the response's `EntityBudget`: the response written so far is then dropped.
 public final class ExpansionStream {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
     /// Where each expansion's plan is kept for the next request with the same target, or one
     /// that differs only in its keys (the plan reads the key from the entity's row).
     private let memo: QueryMemo?
-    /// The first failure of a lent collection's statement; later collections are then skipped.
+    /// What the response may still hold; its entity is counted by the caller.
+    private var budget: EntityBudget
+    /// The first failure of a lent collection's statement, or the first limit the response
+    /// went past; later collections are then skipped.
     var error: Error?
 
-    init(reader: EntityReader, nodes: [ExpandNode], memo: QueryMemo?) {
+    init(reader: EntityReader, nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget) {
         self.reader = reader
         self.nodes = nodes
         self.memo = memo
+        self.budget = budget
     }
 
     /// Whether a single entity's `$expand` can be read this way.
@@ -61,8 +66,13 @@ public final class ExpansionStream {
             var buffer = RowBuffer(width: plan.rowWidth)
             // One row value over the buffer each read refills, as in `EntityReader.forEachRow`.
             let row = EntityRow(type: target, columns: buffer.storage, joined: plan.joined)
+            var count = 0
             while try statement.step() {
                 _ = buffer.read(statement)
+                count += 1
+                // Checked before the entity is written: what is past a limit is never written.
+                try budget.checkCollection(count, along: plan.navigation)
+                try budget.spend(row.entityCount)
                 body(row)
             }
         } catch {
