@@ -69,6 +69,9 @@ struct Serve: ParsableCommand {
     @Option(help: "The path of the service root.")
     var root: String = "/CarDealer.svc"
 
+    @Option(name: .customLong("public-url"), help: "The service root as clients reach it (https://example.com/CarDealer.svc), behind a proxy say: every absolute URI the service writes starts with it, while --root stays the path served. Without it, URIs are made from each request's Host header, which must be a well-formed host[:port].")
+    var publicURL: String?
+
     @Option(help: "Worker threads, each with its own SQLite connection; the default is the number of cores.")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -93,6 +96,15 @@ struct Serve: ParsableCommand {
         guard pageSize >= 1 else { throw ValidationError("--page-size must be at least 1") }
         guard (0...(1 << 20)).contains(mmapMegabytes) else { throw ValidationError("--mmap-mb must be from 0 to 1048576") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
+        if let publicURL {
+            guard let components = URLComponents(string: publicURL), let scheme = components.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+                  components.query == nil, components.fragment == nil, components.user == nil,
+                  !publicURL.hasSuffix("/")
+            else {
+                throw ValidationError("--public-url must be an http or https URL with a host, no query and no trailing /, such as https://example.com/CarDealer.svc")
+            }
+        }
     }
 
     func run() throws {
@@ -113,11 +125,13 @@ struct Serve: ParsableCommand {
         configuration.defaultPageSize = pageSize
         configuration.allowedOrigins = allowedOrigins
         configuration.memoryMapSize = mmapMegabytes << 20
+        configuration.publicURL = publicURL
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.host = host
         serverConfiguration.port = port
         serverConfiguration.threads = threads
         serverConfiguration.maxBodySize = maxBodySize
+        serverConfiguration.recordsClientAddress = logger.logLevel <= .debug
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
         let service = ServicePerThread(model: model, databasePath: database.db, configuration: configuration, logger: logger)

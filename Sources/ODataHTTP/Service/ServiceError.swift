@@ -38,4 +38,12 @@ public struct ServiceError: Error, CustomStringConvertible {
         case .notImplemented: self.init(status: 501, code: "NotImplemented", message: error.message)
         }
     }
+
+    init(_ violation: FramingViolation) {
+        switch violation {
+        case .unsupportedTransferCoding: self.init(status: violation.status, code: "NotImplemented", message: violation.message)
+        case .headTooLarge: self.init(status: violation.status, code: "RequestHeaderFieldsTooLarge", message: violation.message)
+        default: self.init(status: violation.status, code: "BadRequest", message: violation.message)
+        }
+    }
 }
