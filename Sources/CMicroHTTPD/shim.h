@@ -57,3 +57,18 @@ static inline void cmhd_map_large_blocks(size_t threshold)
 {
     (void)mallopt(M_MMAP_THRESHOLD, (int)threshold);
 }
+
+// The length of the current request's line and header fields, up to and with the empty line
+// (the info query is variadic).
+static inline size_t cmhd_request_header_size(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
+// The address of the connection's client, or NULL.
+static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}

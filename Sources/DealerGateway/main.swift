@@ -69,6 +69,9 @@ struct Serve: ParsableCommand {
     @Option(help: "The path of the service root.")
     var root: String = "/CarDealer.svc"
 
+    @Option(name: .customLong("public-url"), help: "The service root as clients reach it (https://example.com/CarDealer.svc), behind a proxy say: every absolute URI the service writes starts with it, while --root stays the path served. Without it, URIs are made from each request's Host header, which must be a well-formed host[:port].")
+    var publicURL: String?
+
     @Option(help: "Worker threads, each with its own SQLite connection; the default is the number of cores.")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -135,6 +138,15 @@ struct Serve: ParsableCommand {
         where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
+        if let publicURL {
+            guard let components = URLComponents(string: publicURL), let scheme = components.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+                  components.query == nil, components.fragment == nil, components.user == nil,
+                  !publicURL.hasSuffix("/")
+            else {
+                throw ValidationError("--public-url must be an http or https URL with a host, no query and no trailing /, such as https://example.com/CarDealer.svc")
+            }
+        }
     }
 
     /// Descriptors the process keeps for other things than connections: the database's files,
@@ -183,6 +195,7 @@ struct Serve: ParsableCommand {
         configuration.limits.maxChangesetCount = maxChangesetCount
         configuration.limits.maxObjectCountOnInsert = maxObjectCountOnInsert
         configuration.limits.maxBatchResponseBytes = maxBatchResponseBytes
+        configuration.publicURL = publicURL
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.host = host
         serverConfiguration.port = port
@@ -192,6 +205,7 @@ struct Serve: ParsableCommand {
         serverConfiguration.connectionsPerAddressLimit = UInt32(clamping: maxConnectionsPerClient)
         serverConfiguration.requestHeadTimeoutSeconds = requestHeadTimeout
         serverConfiguration.bodyMemoryBudget = bodyMemoryMegabytes << 20
+        serverConfiguration.recordsClientAddress = logger.logLevel <= .debug
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
         let service = ServicePerThread(model: model, databasePath: database.db, configuration: configuration, logger: logger)

@@ -15,6 +15,11 @@ public struct HTTPRequest: Sendable {
     /// request carries a handful of fields, and hashing each name cost more than the search.
     public let headerFields: [(name: String, value: String)]
     public var body: [UInt8]
+    /// The client's address (`192.0.2.1:5000`), when the server records it for an access log.
+    public var clientAddress: String?
+    /// Set when the server refused the request on its head: the handler answers with this
+    /// error, and reads nothing else of the request.
+    public var framingViolation: FramingViolation?
 
     public init(method: String, target: String, headerFields: [(name: String, value: String)], body: [UInt8] = []) {
         self.init(method: method, targetBytes: Array(target.utf8), headerFields: headerFields,

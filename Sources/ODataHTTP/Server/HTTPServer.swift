@@ -39,6 +39,17 @@ public final class HTTPServer: @unchecked Sendable {
         /// longest URI the service accepts (8 KiB) and its headers. A request head beyond it is
         /// refused by libmicrohttpd itself with 414.
         public var connectionMemory = 16 * 1024
+        /// The longest request line and header fields, and the most fields, the server takes;
+        /// past either the answer is an OData 431. Below what `connectionMemory` holds with
+        /// room for a response (libmicrohttpd keeps each field's record, about 56 bytes, in it
+        /// too; measured with 0.9.75: 11 KiB in 64 fields still fit, 12 KiB did not), so that
+        /// libmicrohttpd's own page (431, or 414 for a request line) answers only heads beyond
+        /// about 15 KiB.
+        public var maxHeadSize = 10 * 1024
+        public var maxHeaderFields = 64
+        /// Whether requests carry their client's address (`HTTPRequest.clientAddress`), for an
+        /// access log: off, no request pays for finding and formatting it.
+        public var recordsClientAddress = false
 
         public init() {}
     }
@@ -182,7 +193,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Sends `response`, or parks the connection until its hold is released: the hold's
     /// callback stores the response in the request's state and resumes the connection, and
     /// libmicrohttpd then calls the access handler again, which sends it.
-    fileprivate func respond(_ connection: OpaquePointer, _ response: HTTPResponse, _ state: RequestState) -> MHD_Result {
+    func respond(_ connection: OpaquePointer, _ response: HTTPResponse, _ state: RequestState) -> MHD_Result {
         guard let hold = response.hold else { return send(connection, response) }
         pthread_mutex_lock(&parkingMutex)
         let park = !stopping
@@ -268,7 +279,7 @@ public final class HTTPServer: @unchecked Sendable {
 /// The connection holds its state from open to close (`connectionNotifier`), so libmicrohttpd's
 /// callbacks use it unretained (`_withUnsafeGuaranteedRef`): taking it retained cost 13 retains
 /// and releases a request, one per callback and header field.
-private final class RequestState {
+final class RequestState {
     /// The target's bytes, copied into storage kept for the connection's next requests.
     @exclusivity(unchecked) var targetBytes: [UInt8] = []
     @exclusivity(unchecked) var started = false
@@ -284,6 +295,9 @@ private final class RequestState {
     /// `KnownHeader.positions(in: headerFields)`, found again only when a field changed.
     @exclusivity(unchecked) var knownFields = KnownHeader.positions(in: [])
     @exclusivity(unchecked) var fieldsChanged = false
+    /// The checks of the fields, found again when they changed, and of the head's bytes.
+    @exclusivity(unchecked) var fieldFraming = FieldFraming(fields: [])
+    @exclusivity(unchecked) var headCheck = HeadCheck()
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var tooLarge = false
     /// The room `body` holds in the process's body budget; given back when the request is over.
@@ -372,11 +386,16 @@ private final class RequestState {
             receivedFields.removeLast(receivedFields.count - fieldCount)
             fieldsChanged = true
         }
-        if fieldsChanged { knownFields = KnownHeader.positions(in: headerFields) }
+        if fieldsChanged {
+            knownFields = KnownHeader.positions(in: headerFields)
+            fieldFraming = FieldFraming(fields: headerFields)
+        }
     }
 
-    func request(method: String) -> HTTPRequest {
-        HTTPRequest(method: method, targetBytes: targetBytes, headerFields: headerFields, knownFields: knownFields, body: body)
+    func request(method: String, clientAddress: String?) -> HTTPRequest {
+        var request = HTTPRequest(method: method, targetBytes: targetBytes, headerFields: headerFields, knownFields: knownFields, body: body)
+        request.clientAddress = clientAddress
+        return request
     }
 }
 
@@ -452,24 +471,25 @@ private let headerCollector: MHD_KeyValueIteratorN = { context, _, key, keySize,
     guard let context, let key else { return MHD_Result.YES }
     // With the lengths libmicrohttpd already knows: String(cString:) measured each string first.
     Unmanaged<RequestState>.fromOpaque(context)._withUnsafeGuaranteedRef { state in
+        state.headCheck.see(name: UnsafeRawPointer(key), value: value.map(UnsafeRawPointer.init), valueCount: valueSize)
         state.collect(name: UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize),
                       value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
     }
     return MHD_Result.YES
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, context in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, uploadData, uploadSize, context in
     guard let cls, let connection, let context, let pointer = context.pointee, let uploadSize else { return MHD_Result.NO }
     // The server object is shared by every worker thread: a retain and release of it per call
     // were atomic writes to one cache line from both cores. It outlives its daemon's callbacks.
     return Unmanaged<HTTPServer>.fromOpaque(cls)._withUnsafeGuaranteedRef { server in
         Unmanaged<RequestState>.fromOpaque(pointer)._withUnsafeGuaranteedRef { state in
-            access(server, connection, method, uploadData, uploadSize, state)
+            access(server, connection, method, version, uploadData, uploadSize, state)
         }
     }
 }
 
-private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?,
+private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
                     _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>, _ state: RequestState) -> MHD_Result {
     let pointer = Unmanaged.passUnretained(state).toOpaque()
 
@@ -481,17 +501,22 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
     if !state.started {
         state.started = true
         server.headArrived(socket: state.socket)
+        state.headCheck.begin()
         MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
         state.fieldsCollected()
+        if let violation = server.framingViolation(connection, method: method, version: version,
+                                                   fields: state.fieldFraming, head: &state.headCheck) {
+            return server.refuse(connection, violation, state.request(method: method.map(methodName(_:)) ?? "GET", clientAddress: server.clientAddress(connection)), state)
+        }
         let lengthField = Int(state.knownFields[KnownHeader.contentLength.rawValue])
         if lengthField != Int(KnownHeader.absent), let length = Int(state.headerFields[lengthField].value), length > 0 {
             if length > server.configuration.maxBodySize {
-                return server.respond(connection, server.handler(state.request(method: "$TOO_LARGE")), state)
+                return server.respond(connection, server.handler(state.request(method: "$TOO_LARGE", clientAddress: server.clientAddress(connection))), state)
             }
             // The declared body's room is taken before a byte of it is read, and its storage
             // made once rather than doubled as it arrives.
             guard state.reserveBody(length, in: server.bodyBudget, limit: length) else {
-                return server.respond(connection, server.handler(state.request(method: "$OUT_OF_BODY_ROOM")), state)
+                return server.respond(connection, server.handler(state.request(method: "$OUT_OF_BODY_ROOM", clientAddress: server.clientAddress(connection))), state)
             }
             state.body.reserveCapacity(length)
         }
@@ -516,7 +541,7 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         return MHD_Result.YES
     }
     let methodName = state.tooLarge ? "$TOO_LARGE" : state.outOfBodyRoom ? "$OUT_OF_BODY_ROOM" : method.map(methodName(_:)) ?? "GET"
-    let response = server.handler(state.request(method: methodName))
+    let response = server.handler(state.request(method: methodName, clientAddress: server.clientAddress(connection)))
     // The handler has read the body: its room goes back now, not when the response is sent.
     if state.bodyReservation > 0 { state.releaseBody(to: server.bodyBudget) }
     return server.respond(connection, response, state)

@@ -112,7 +112,10 @@ extension ODataService {
         var fields = operation.headers.map { (name: ASCIICase.lowercased($0.name), value: $0.value) }
         if !fields.contains(where: { $0.name == "host" }), let host = outer.header(.host) { fields.append(("host", host)) }
         let target: String
-        if let schemeEnd = uri.range(of: "://") {
+        if let publicURL = configuration.publicURL, uri.hasPrefix(publicURL + "/") || uri == publicURL {
+            // Below the public URL, which may differ from the served root (a proxy's prefix).
+            target = configuration.rootPath + uri.dropFirst(publicURL.count)
+        } else if let schemeEnd = uri.range(of: "://") {
             let afterAuthority = uri[schemeEnd.upperBound...]
             target = afterAuthority.firstIndex(of: "/").map { String(afterAuthority[$0...]) } ?? "/"
         } else if uri.hasPrefix("/") {

@@ -17,8 +17,14 @@ public final class ODataService: @unchecked Sendable {
         public typealias Limits = QueryLimits
         /// What one request may ask for, read and write (see `QueryLimits`).
         public var limits = QueryLimits()
-        /// Used for absolute URIs when a request carries no Host header.
+        /// Used for absolute URIs when a request carries no Host header (or an empty one).
         public var fallbackHost = "127.0.0.1:8080"
+        /// The service root as clients reach it (`https://example.com/CarDealer.svc`, no
+        /// trailing slash), behind a proxy say: every absolute URI the service writes starts
+        /// with it, whatever the Host header, and `rootPath` stays the path served. Without
+        /// it, absolute URIs are made from the Host header, which must then be a well-formed
+        /// host[:port].
+        public var publicURL: String?
         /// Origins whose browser pages may call the service (CORS), or `["*"]`; empty: none.
         public var allowedOrigins: [String] = []
         /// How much of the database file reads map into memory once the file is larger than
@@ -115,11 +121,14 @@ public final class ODataService: @unchecked Sendable {
         }
         // The access log, at --log-level debug; below that the message is never built.
         if logsAccess {
-            logger.debug("\(request.method) \(request.target) \(response.status) \(response.bodyCount)")
+            logger.debug("\(request.clientAddress ?? "-") \(request.method) \(request.target) \(response.status) \(response.bodyCount)")
         }
     }
 
     private func respond(to request: HTTPRequest) -> HTTPResponse {
+        if let violation = request.framingViolation {
+            return errorResponse(ServiceError(violation), request: request)
+        }
         if request.method == "OPTIONS" {
             return CrossOrigin.preflight(request, allowedOrigins: configuration.allowedOrigins)
         }
@@ -197,9 +206,17 @@ public final class ODataService: @unchecked Sendable {
         return (context, method)
     }
 
-    /// `http://host/CarDealer.svc/`, from the Host header the client used.
-    func serviceRoot(for request: HTTPRequest) -> String {
-        let host = request.header(.host).flatMap { $0.isEmpty ? nil : $0 } ?? configuration.fallbackHost
+    /// `http://host/CarDealer.svc/`: the public URL when there is one, else from the Host
+    /// header the client used, which is refused unless it is a well-formed host[:port] (it is
+    /// written into every absolute URI of the response).
+    func serviceRoot(for request: HTTPRequest) throws(ServiceError) -> String {
+        if let publicURL = configuration.publicURL { return publicURL + "/" }
+        guard let host = request.header(.host), !host.isEmpty else {
+            return "http://" + configuration.fallbackHost + configuration.rootPath + "/"
+        }
+        guard HostSyntax.isWellFormed(host) else {
+            throw ServiceError.badRequest("The Host header '\(host)' is not a well-formed host[:port].")
+        }
         return "http://" + host + configuration.rootPath + "/"
     }
 
@@ -207,9 +224,9 @@ public final class ODataService: @unchecked Sendable {
     /// same host, so its last root is kept, escaped for JSON, rather than built per request.
     private func entityURIs(for request: HTTPRequest) throws -> EntityURIs {
         try serviceRoots.withValue { cache in
-            let host = request.header(.host)
+            let host = configuration.publicURL == nil ? request.header(.host) : nil
             if let uris = cache.uris, cache.host == host { return uris }
-            let uris = EntityURIs(serviceRoot: serviceRoot(for: request))
+            let uris = EntityURIs(serviceRoot: try serviceRoot(for: request))
             (cache.host, cache.uris) = (host, uris)
             return uris
         }
@@ -224,7 +241,7 @@ public final class ODataService: @unchecked Sendable {
         let ranges = ContentNegotiation.acceptedRanges(request.header(.accept))
         let wantsXML = !ContentNegotiation.accepts(ranges, "application/json")
             && (ContentNegotiation.accepts(ranges, "application/xml") || ranges.contains("application/atom+xml"))
-        var headers = error.headers + [("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache")]
+        var headers = error.headers + [("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
         let body: [UInt8]
         if wantsXML {
             headers.insert(("Content-Type", "application/xml;charset=utf-8"), at: 0)

@@ -42,4 +42,12 @@ public struct ServiceError: Error, CustomStringConvertible {
     init(_ error: LimitExceeded) {
         self.init(status: 400, code: "BadRequest", message: error.message)
     }
+
+    init(_ violation: FramingViolation) {
+        switch violation {
+        case .unsupportedTransferCoding: self.init(status: violation.status, code: "NotImplemented", message: violation.message)
+        case .headTooLarge: self.init(status: violation.status, code: "RequestHeaderFieldsTooLarge", message: violation.message)
+        default: self.init(status: violation.status, code: "BadRequest", message: violation.message)
+        }
+    }
 }

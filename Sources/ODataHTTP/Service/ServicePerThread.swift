@@ -52,7 +52,8 @@ public final class ServicePerThread: @unchecked Sendable {
         } catch {
             // Only a model that no longer loads gets here; the one it was copied from did.
             return HTTPResponse(status: 500, contentType: "application/json;charset=utf-8",
-                                body: ErrorSerializer.json(code: "InternalError", message: "The service could not start on this thread: \(error)"))
+                                body: ErrorSerializer.json(code: "InternalError", message: "The service could not start on this thread: \(error)"),
+                                headers: [("X-Content-Type-Options", "nosniff")])
         }
     }
 }
