@@ -69,14 +69,31 @@ extension ExpressionBinder {
         return name
     }
 
-    /// The primitive type a name denotes; nil for other (entity) type names; an error for an
-    /// `Edm.` name that is no primitive type.
+    /// The primitive type a name denotes; nil for an entity type of the model; an error for any
+    /// other name, which is the client's mistake (400), not something this service lacks.
     private func primitiveType(named name: String, at node: SyntaxNode) throws(URIError) -> PrimitiveType? {
         if let type = PrimitiveType(rawValue: name) { return type }
         if name.hasPrefix("Edm.") {
             throw diagnostics.unknownName("'\(name)' is not an EDM primitive type", at: node.position)
         }
+        guard isEntityTypeName(name) else {
+            throw diagnostics.unknownName("'\(name)' is neither an EDM primitive type nor an entity type of this service; name types in full, such as 'Edm.Int32' or '\(entityType.qualifiedName)'", at: node.position)
+        }
         return nil
+    }
+
+    /// Whether `name` is the qualified name of this entity type or of one reachable from it
+    /// through navigation properties: the types an expression over it can meet.
+    private func isEntityTypeName(_ name: String) -> Bool {
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(entityType)]
+        var pending = [entityType]
+        while let type = pending.popLast() {
+            if type.qualifiedName == name { return true }
+            for navigation in type.navigationProperties where seen.insert(ObjectIdentifier(navigation.target)).inserted {
+                pending.append(navigation.target)
+            }
+        }
+        return false
     }
 }
 
