@@ -8,7 +8,8 @@ import ODataURI
 /// translation. The differential tests check that SQLite's answers agree with it.
 ///
 /// Where OData leaves room, it pins down the choices the gateway made: integer arithmetic in
-/// 64 bits (overflow becomes floating, as in SQLite), division and modulo by zero are null,
+/// its result type (Int32 or Int64) with a result outside that type null, as is division or
+/// modulo by zero,
 /// strings are sequences of Unicode scalars compared by their UTF-8 bytes, `tolower`/`toupper`
 /// change ASCII letters only, and date parts are read in UTC.
 struct ReferenceEvaluator {
@@ -93,14 +94,14 @@ struct ReferenceEvaluator {
             return Self.value(EDMValue(current.values[path.property.columnIndex], as: path.property.type))
         case .convert(let inner, let target):
             return Self.convert(evaluate(inner, on: row), to: target)
-        case .negate(let inner, _):
+        case .negate(let inner, let type):
             switch evaluate(inner, on: row) {
-            case .int(let i): return i == .min ? .real(-Double(i)) : .int(-i)
+            case .int(let i): return Self.integral(i == .min ? nil : -i, type)
             case .real(let d): return .real(-d)
             default: return .null
             }
         case .arithmetic(let op, let left, let right, let type):
-            return Self.arithmetic(op, evaluate(left, on: row), evaluate(right, on: row), integral: type?.isIntegral ?? true)
+            return Self.arithmetic(op, evaluate(left, on: row), evaluate(right, on: row), type: type)
         case .comparison(let op, let left, let right):
             return .bool(Self.compare(op, evaluate(left, on: row), evaluate(right, on: row)))
         case .not(let inner):
@@ -168,8 +169,15 @@ struct ReferenceEvaluator {
         }
     }
 
-    private static func arithmetic(_ op: ArithmeticOperator, _ left: Value, _ right: Value, integral: Bool) -> Value {
-        if integral, case .int(let a) = left, case .int(let b) = right {
+    /// An Integer result in its type: null when there is none (overflow) or it is out of range.
+    private static func integral(_ result: Int64?, _ type: PrimitiveType?) -> Value {
+        guard let result else { return .null }
+        if type == .int32 && !(Int64(Int32.min)...Int64(Int32.max)).contains(result) { return .null }
+        return .int(result)
+    }
+
+    private static func arithmetic(_ op: ArithmeticOperator, _ left: Value, _ right: Value, type: PrimitiveType?) -> Value {
+        if type?.isIntegral ?? true, case .int(let a) = left, case .int(let b) = right {
             let result: (Int64, Bool)
             switch op {
             case .add: result = a.addingReportingOverflow(b)
@@ -182,9 +190,7 @@ struct ReferenceEvaluator {
                 if b == 0 { return .null }
                 return .int(b == -1 ? 0 : a % b)
             }
-            if !result.1 { return .int(result.0) }
-            guard let x = double(left), let y = double(right) else { return .null }
-            return real(op, x, y)
+            return integral(result.1 ? nil : result.0, type)
         }
         guard let x = double(left), let y = double(right) else { return .null }
         return real(op, x, y)

@@ -37,6 +37,12 @@ public final class Database {
             if let db { sqlite3_close_v2(db) }
             throw SQLiteError(code: rc, message: message + " (\(path))")
         }
+        let registered = SQLFunctions.register(on: db)
+        guard registered == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: registered, message: message + " (\(path))")
+        }
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
