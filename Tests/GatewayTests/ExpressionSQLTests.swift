@@ -162,6 +162,13 @@ import Testing
         ("cast(real, 'Edm.Int32') eq 0", [3, 4]),
         ("cast(amount, 'Edm.Int64') eq -12L", [5]),
         ("cast(number, 'Edm.Decimal') eq 10", [1]),
+        // A value outside the target type's range is null, not saturated or kept.
+        ("cast(real, 'Edm.Int64') eq null", [5, 6]),
+        ("cast(real, 'Edm.Int32') lt 0", [2, 8]),
+        ("cast(big, 'Edm.Int32') eq null", [1, 3, 5, 6, 7, 8]),
+        ("cast(small, 'Edm.Byte') eq null", [1, 2, 3, 4, 5, 6, 7]),
+        ("cast(number, 'Edm.Int16') eq null", [5, 6]),
+        ("cast(amount, 'Edm.SByte') eq 100", [3]),
         // Math functions: round half away from zero; floor and ceiling of negatives.
         ("round(real) eq 3", [1]),
         ("round(real) eq -3", [2]),

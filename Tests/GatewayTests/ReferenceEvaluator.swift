@@ -156,15 +156,25 @@ struct ReferenceEvaluator {
         }
     }
 
-    /// Integral targets truncate toward zero (saturating, as SQLite's CAST does).
+    /// Integral targets truncate toward zero; a value outside the target's range is null.
     private static func convert(_ value: Value, to target: PrimitiveType) -> Value {
-        switch (value, target.isIntegral) {
-        case (.real(let d), true):
-            if d.isNaN { return .int(0) }
-            if d >= 9.223372036854775807e18 { return .int(.max) }
-            if d <= -9.223372036854775808e18 { return .int(.min) }
-            return .int(Int64(d.rounded(.towardZero)))
-        case (.int(let i), false): return .real(Double(i))
+        let range: ClosedRange<Int64>?
+        switch target {
+        case .byte: range = 0...255
+        case .sByte: range = -128...127
+        case .int16: range = -32768...32767
+        case .int32: range = -2_147_483_648...2_147_483_647
+        case .int64: range = Int64.min...Int64.max
+        default: range = nil
+        }
+        switch (value, range) {
+        case (.real(let d), let range?):
+            // 2^63 itself is out of Int64's range; every other bound is exact as a Double.
+            let whole = d.rounded(.towardZero)
+            guard whole >= Double(range.lowerBound), whole < Double(range.upperBound) + 1 else { return .null }
+            return .int(Int64(whole))
+        case (.int(let i), let range?): return range.contains(i) ? .int(i) : .null
+        case (.int(let i), nil): return .real(Double(i))
         default: return value
         }
     }

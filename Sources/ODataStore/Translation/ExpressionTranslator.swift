@@ -40,7 +40,8 @@ public enum ExpressionTranslator {
         switch expression {
         case .literal(let value, _): return value.isNull
         case .member(let path): return path.mayBeNull
-        case .convert(let inner, _), .not(let inner): return mayBeNull(inner)
+        case .convert(let inner, let target): return isNarrowing(from: inner.type, to: target) || mayBeNull(inner)
+        case .not(let inner): return mayBeNull(inner)
         case .negate(let inner, let type):
             // An Integer result outside its type is null.
             return (type?.isIntegral ?? false) || mayBeNull(inner)
@@ -72,7 +73,9 @@ public enum ExpressionTranslator {
         case .convert(let inner, let target):
             let source = inner.type
             let sql = value(inner, &context)
-            if target.isIntegral && !(source?.isIntegral ?? true) { return "CAST(" + sql + " AS INTEGER)" }
+            if isNarrowing(from: source, to: target), let range = target.integralRange {
+                return SQLFunctions.cast + "(" + sql + ", " + String(range.lowerBound) + ", " + String(range.upperBound) + ")"
+            }
             if !target.isIntegral && (source?.isIntegral ?? false) { return "CAST(" + sql + " AS REAL)" }
             return sql
         case .negate(let inner, let type):
@@ -103,6 +106,14 @@ public enum ExpressionTranslator {
         case .call(let function, let arguments, _):
             return call(function, arguments, &context)
         }
+    }
+
+    /// A conversion to an Integer type that not every source value survives (`cast` from a
+    /// fractional type, or to a smaller Integer type): out of range, it is null.
+    private static func isNarrowing(from source: PrimitiveType?, to target: PrimitiveType) -> Bool {
+        guard let source, let range = target.integralRange else { return false }
+        guard let sourceRange = source.integralRange else { return true }
+        return sourceRange.lowerBound < range.lowerBound || sourceRange.upperBound > range.upperBound
     }
 
     /// An Integer result as a value of its type: null when it is outside the type's range.

@@ -20,7 +20,8 @@ public indirect enum BoundExpression: Sendable {
     /// A constant. The type is nil only for the untyped `null` literal.
     case literal(EDMValue, PrimitiveType?)
     case member(MemberPath)
-    /// A numeric conversion, from promotion or `cast`. Integral targets truncate toward zero.
+    /// A numeric conversion, from promotion or `cast`. Integral targets truncate toward zero,
+    /// and a value outside the target's range is null (a constant one is refused when binding).
     case convert(BoundExpression, to: PrimitiveType)
     case negate(BoundExpression, type: PrimitiveType?)
     /// Both operands already have the result type (or are the untyped null).

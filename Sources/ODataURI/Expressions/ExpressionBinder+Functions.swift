@@ -41,7 +41,7 @@ extension ExpressionBinder {
     }
 
     /// `cast(expression, 'Edm.Type')` between numeric types (integral targets truncate toward
-    /// zero), to the same type, or of null. Casts to entity types need inheritance: not supported.
+    /// zero, and have no value outside their range), to the same type, or of null. Casts to entity types need inheritance: not supported.
     private func bindCast(_ arguments: [SyntaxNode], at position: Int) throws(URIError) -> Operand {
         guard arguments.count == 1 || arguments.count == 2 else {
             throw diagnostics.typeError("cast takes 1 or 2 arguments but was given \(arguments.count)", at: position)
@@ -57,6 +57,14 @@ extension ExpressionBinder {
         guard let source = expression.type else { return .value(.literal(.null, target), numericText: nil) }
         guard source == target || (source.isNumeric && target.isNumeric) else {
             throw diagnostics.typeError("cannot cast \(source.name) to \(target.name)", at: position)
+        }
+        // A constant cast to an Integer type is folded; one out of the type's range is refused,
+        // not wrapped or saturated. (Over column values such a cast is null.)
+        if case .literal(let value, _) = expression, let folded = IntegerArithmetic.truncated(value, to: target) {
+            guard let folded else {
+                throw diagnostics.arithmeticError("cast of \(LiteralFormatter.literal(value, type: source)) to \(target.name) is out of its range", at: position)
+            }
+            return .value(.literal(.integer(folded), target), numericText: nil)
         }
         return .value(convert(expression, numericText: nil, to: target), numericText: nil)
     }

@@ -25,12 +25,42 @@ enum IntegerArithmetic {
 
     /// Whether `value` is in the range of the integral `type` (any value for other types).
     static func fits(_ value: Int64, in type: PrimitiveType) -> Bool {
-        switch type {
-        case .byte: return (0...255).contains(value)
-        case .sByte: return (-128...127).contains(value)
-        case .int16: return (Int64(Int16.min)...Int64(Int16.max)).contains(value)
-        case .int32: return (Int64(Int32.min)...Int64(Int32.max)).contains(value)
-        default: return true
+        type.integralRange?.contains(value) ?? true
+    }
+
+    /// A number truncated toward zero to an Integer of `type`, as `cast` converts; nil when the
+    /// result is outside the type's range (or the number is not finite).
+    static func truncated(_ value: EDMValue, to type: PrimitiveType) -> Int64?? {
+        guard let range = type.integralRange else { return nil }
+        let number: Int64?
+        switch value {
+        case .integer(let integer): number = integer
+        case .double(let double): number = truncated(double, in: range)
+        case .decimal(let text): number = Double(text).flatMap { truncated($0, in: range) }
+        default: return nil
+        }
+        guard let number, range.contains(number) else { return .some(nil) }
+        return number
+    }
+
+    private static func truncated(_ value: Double, in range: ClosedRange<Int64>) -> Int64? {
+        let whole = value.rounded(.towardZero)
+        // The upper bound as a Double may round up (Int64.max to 2^63): compare below its successor.
+        guard whole >= Double(range.lowerBound), whole < Double(range.upperBound) + 1 else { return nil }
+        return Int64(whole)
+    }
+}
+
+extension PrimitiveType {
+    /// The values of an integral type; nil for the other types.
+    public var integralRange: ClosedRange<Int64>? {
+        switch self {
+        case .byte: return 0...255
+        case .sByte: return -128...127
+        case .int16: return Int64(Int16.min)...Int64(Int16.max)
+        case .int32: return Int64(Int32.min)...Int64(Int32.max)
+        case .int64: return Int64.min...Int64.max
+        default: return nil
         }
     }
 }
