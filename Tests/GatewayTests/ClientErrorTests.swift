@@ -120,6 +120,10 @@ import Glibc
         try expectError(post, 415, code: "UnsupportedMediaType", mentioning: "utf-16")
         let link = try gateway.send("PUT", "PersonCar(1)/$links/Car", text: #"{"uri":"Car(2)"}"#, headers: ["Content-Type": ""])
         try expectError(link, 415, code: "UnsupportedMediaType", mentioning: "no Content-Type")
+        for contentType in ["", ";;;", "application/json"] {
+            let batch = try gateway.send("POST", "$batch", text: "--b\r\n--b--\r\n", headers: ["Content-Type": contentType])
+            try expectError(batch, 415, code: "UnsupportedMediaType", mentioning: "multipart/mixed")
+        }
         #expect(try gateway.tableContents() == before, "a refused body changed the database")
         // What is read as UTF-8 still is.
         for contentType in ["application/json", "application/json;odata=verbose;charset=utf-8", "application/json; charset=\"US-ASCII\"",

@@ -13,8 +13,8 @@ import ODataStore
 extension ODataService {
     func batch(_ context: RequestContext) throws -> HTTPResponse {
         let outer = context.request
-        if let type = RequestBodyType.essence(outer), type != "multipart/mixed" {
-            throw ServiceError.unsupportedMediaType("A $batch request must be multipart/mixed, not \(type).")
+        guard let type = RequestBodyType.essence(outer), type == "multipart/mixed" else {
+            throw ServiceError.unsupportedMediaType("A $batch request must be multipart/mixed, not '\(outer.header(.contentType) ?? "")'.")
         }
         let batch = try BatchRequestParser().parse(outer.body, contentType: outer.header(.contentType))
         var parts: [BatchResponsePart] = []
