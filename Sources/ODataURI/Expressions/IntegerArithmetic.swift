@@ -28,8 +28,9 @@ enum IntegerArithmetic {
         type.integralRange?.contains(value) ?? true
     }
 
-    /// A number truncated toward zero to an Integer of `type`, as `cast` converts; nil when the
-    /// result is outside the type's range (or the number is not finite).
+    /// A number truncated toward zero to an Integer of `type`, as `cast` converts: nil when
+    /// `type` is not integral or `value` no number; `.some(nil)` when the result is outside the
+    /// type's range (or the number is not finite).
     static func truncated(_ value: EDMValue, to type: PrimitiveType) -> Int64?? {
         guard let range = type.integralRange else { return nil }
         let number: Int64?
