@@ -41,6 +41,7 @@ struct DatabaseOptions: ParsableArguments {
         let url = URL(fileURLWithPath: db)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let database = try Database(path: db)
+        try database.checkIntegrity()
         try database.configureForService()
         let builder = SchemaBuilder(model: model)
         let isNew = try builder.isEmpty(database)

@@ -92,16 +92,20 @@ public final class ParseCache<Derived> {
     }
 
     /// The entry of the target whose bytes are `bytes`, from the cache, or made by `parse` and
-    /// `derive`; `text` gives the target as a String (the same bytes, or them repaired when they
-    /// are not UTF-8), which only a target not seen before needs.
+    /// `derive`; `text` gives the target as a String, which only a target not seen before needs.
+    /// A target whose bytes are not UTF-8 is refused (400) before `text` could repair them: a
+    /// raw 0xFF in a `$filter` literal would otherwise become U+FFFD and match nothing.
     @inlinable public func entry(for bytes: UnsafeRawBufferPointer, text: () -> String, parse: () throws(URIError) -> UriInfo,
                                  derive: (UriInfo) -> Derived) throws(URIError) -> Entry {
         guard bytes.count <= longestTarget else {
+            try Self.requireUTF8(bytes)
             let info = try parse()
             return Entry(target: text(), info: info, derived: derive(info))
         }
         let fingerprint = fingerprint(bytes)
         if let entry = byTarget.element(for: fingerprint), entry.isTarget(bytes) { return entry }
+        // Only targets that parsed are kept, so a hit above is UTF-8 already.
+        try Self.requireUTF8(bytes)
         let target = text()
         let shape = TargetShape(target)
         let entry: Entry
@@ -122,6 +126,11 @@ public final class ParseCache<Derived> {
         }
         byTarget.set(entry, for: fingerprint)
         return entry
+    }
+
+    @usableFromInline static func requireUTF8(_ bytes: UnsafeRawBufferPointer) throws(URIError) {
+        guard String(validating: bytes, as: UTF8.self) == nil else { return }
+        throw .badRequest("the request target is not valid UTF-8; percent-encode its characters as UTF-8")
     }
 
     /// The number of targets kept.

@@ -189,6 +189,10 @@ public struct UriParser: Sendable {
             guard values.count == options.orderBy.count + type.keyProperties.count else {
                 throw .badRequest("$skiptoken '\(text)' does not match this query: it needs \(options.orderBy.count + type.keyProperties.count) value(s)")
             }
+            let expected = options.orderBy.map { SkipTokenValue.orderBy($0.expression.type) } + type.keyProperties.map { SkipTokenValue.key($0.type) }
+            for (value, slot) in zip(values, expected) where !slot.admits(value) {
+                throw .badRequest("$skiptoken '\(text)' does not match this query: \(LiteralFormatter.literal(value, type: .string)) cannot be \(slot)")
+            }
             options.skipToken = values
         }
         if let text = raw[.inlinecount] {

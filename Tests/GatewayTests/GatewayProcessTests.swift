@@ -71,4 +71,60 @@ import Testing
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.contains("NavigationProperty Car.PersonCar: unknown Relationship edmexampleModel.Nope"), "\(message)")
     }
+
+    /// Runs `dealer-gateway` with `arguments` until it exits (at most 30 seconds, then it is
+    /// killed and the test fails); returns its exit status and what it wrote to standard error.
+    private func runToExit(_ arguments: [String]) throws -> (status: Int32, errors: String) {
+        let process = Process()
+        process.executableURL = GatewayProcess.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = TestGateway.repositoryRoot
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            Issue.record("dealer-gateway \(arguments.joined(separator: " ")) was still running after 30 s")
+        }
+        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    /// A damaged database file, or a file that is no database, is refused at start with a clear
+    /// message and a non-zero exit, instead of being served until a request meets the damage.
+    @Test func aDamagedDatabaseIsRefusedAtStart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-damaged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let intact = folder.appendingPathComponent("intact.sqlite").path
+        let created = try runToExit(["init", "--schema", "Schema/CarDealer.edmx", "--seed", "SeedData", "--db", intact])
+        #expect(created.status == 0, "\(created.errors)")
+
+        // One b-tree page in the middle of the file gets a garbage header.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: intact)))
+        let pageSize = 4096
+        #expect(bytes.count >= 8 * pageSize)
+        let page = bytes.count / pageSize / 2
+        for offset in page * pageSize..<page * pageSize + 64 { bytes[offset] = 0xAB }
+        let damaged = folder.appendingPathComponent("damaged.sqlite").path
+        #expect(FileManager.default.createFile(atPath: damaged, contents: Data(bytes)))
+        let notADatabase = folder.appendingPathComponent("text.sqlite").path
+        #expect(FileManager.default.createFile(atPath: notADatabase, contents: Data(String(repeating: "not a database\n", count: 500).utf8)))
+
+        for (path, detail) in [(damaged, "btreeInitPage"), (notADatabase, "file is not a database")] {
+            let run = try runToExit(["serve", "--schema", "Schema/CarDealer.edmx", "--db", path, "--port", "0"])
+            #expect(run.status != 0)
+            #expect(run.errors.contains("the database \(path) is damaged or is not an SQLite database"), "\(run.errors)")
+            #expect(run.errors.contains(detail), "\(run.errors)")
+            #expect(!run.errors.contains("Fatal error"), "\(run.errors)")
+        }
+
+        // The intact file is served.
+        let gateway = try GatewayProcess(arguments: ["serve", "--schema", "Schema/CarDealer.edmx", "--db", intact, "--port", "0"])
+        #expect(try gateway.get("Person/$count").text == "60")
+        #expect(gateway.stop() == 0)
+    }
 }

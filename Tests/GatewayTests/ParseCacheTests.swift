@@ -239,21 +239,27 @@ import Testing
         #expect(parses == 2, "each target was parsed once")
     }
 
-    /// Bytes that are not UTF-8 are parsed as their repaired text, and are never taken for a
-    /// target whose bytes are that text: each is answered with its own text's parse.
-    @Test func bytesThatAreNotUTF8AreToldApartFromTheirRepairedText() throws {
-        let cache = ParseCache<Void>()
-        let invalid = Array("Person?$filter=lastName eq '".utf8) + [0xFF] + Array("'&$top=1".utf8)
-        let repaired = Array("Person?$filter=lastName eq '\u{FFFD}'&$top=2".utf8)
-        func cached(_ bytes: [UInt8]) throws -> UriInfo {
-            let text = String(decoding: bytes, as: UTF8.self)
-            return try bytes.withUnsafeBytes { raw in
-                try cache.entry(for: raw, text: { text }, parse: { () throws(URIError) in try parse(text) }, derive: { _ in }).info
+    /// Bytes that are not UTF-8 are refused every time, never parsed as their repaired text; the
+    /// target whose bytes are that text is still parsed and kept. Long targets, which are not
+    /// kept, are checked too.
+    @Test func bytesThatAreNotUTF8AreRefused() throws {
+        for cache in [ParseCache<Void>(), ParseCache<Void>(longestTarget: 8)] {
+            let invalid = Array("Person?$filter=lastName eq '".utf8) + [0xFF] + Array("'&$top=1".utf8)
+            let repaired = Array("Person?$filter=lastName eq '\u{FFFD}'&$top=2".utf8)
+            var parses = 0
+            func cached(_ bytes: [UInt8]) throws -> UriInfo {
+                let text = String(decoding: bytes, as: UTF8.self)
+                return try bytes.withUnsafeBytes { raw in
+                    try cache.entry(for: raw, text: { text }, parse: { () throws(URIError) in parses += 1; return try parse(text) }, derive: { _ in }).info
+                }
             }
-        }
-        for _ in 0..<2 {
-            #expect(try cached(invalid).options.top == 1)
-            #expect(try cached(repaired).options.top == 2)
+            for _ in 0..<2 {
+                #expect(throws: URIError.badRequest("the request target is not valid UTF-8; percent-encode its characters as UTF-8")) {
+                    try cached(invalid)
+                }
+                #expect(try cached(repaired).options.top == 2)
+            }
+            #expect(parses == (cache.longestTarget == 8 ? 2 : 1), "only the valid target was parsed")
         }
     }
 

@@ -8,7 +8,8 @@ import ODataURI
 /// translation. The differential tests check that SQLite's answers agree with it.
 ///
 /// Where OData leaves room, it pins down the choices the gateway made: integer arithmetic in
-/// 64 bits (overflow becomes floating, as in SQLite), division and modulo by zero are null,
+/// its result type (Int32 or Int64) with a result outside that type null, as is division or
+/// modulo by zero,
 /// strings are sequences of Unicode scalars compared by their UTF-8 bytes, `tolower`/`toupper`
 /// change ASCII letters only, and date parts are read in UTC.
 struct ReferenceEvaluator {
@@ -93,14 +94,14 @@ struct ReferenceEvaluator {
             return Self.value(EDMValue(current.values[path.property.columnIndex], as: path.property.type))
         case .convert(let inner, let target):
             return Self.convert(evaluate(inner, on: row), to: target)
-        case .negate(let inner, _):
+        case .negate(let inner, let type):
             switch evaluate(inner, on: row) {
-            case .int(let i): return i == .min ? .real(-Double(i)) : .int(-i)
+            case .int(let i): return Self.integral(i == .min ? nil : -i, type)
             case .real(let d): return .real(-d)
             default: return .null
             }
         case .arithmetic(let op, let left, let right, let type):
-            return Self.arithmetic(op, evaluate(left, on: row), evaluate(right, on: row), integral: type?.isIntegral ?? true)
+            return Self.arithmetic(op, evaluate(left, on: row), evaluate(right, on: row), type: type)
         case .comparison(let op, let left, let right):
             return .bool(Self.compare(op, evaluate(left, on: row), evaluate(right, on: row)))
         case .not(let inner):
@@ -155,21 +156,38 @@ struct ReferenceEvaluator {
         }
     }
 
-    /// Integral targets truncate toward zero (saturating, as SQLite's CAST does).
+    /// Integral targets truncate toward zero; a value outside the target's range is null.
     private static func convert(_ value: Value, to target: PrimitiveType) -> Value {
-        switch (value, target.isIntegral) {
-        case (.real(let d), true):
-            if d.isNaN { return .int(0) }
-            if d >= 9.223372036854775807e18 { return .int(.max) }
-            if d <= -9.223372036854775808e18 { return .int(.min) }
-            return .int(Int64(d.rounded(.towardZero)))
-        case (.int(let i), false): return .real(Double(i))
+        let range: ClosedRange<Int64>?
+        switch target {
+        case .byte: range = 0...255
+        case .sByte: range = -128...127
+        case .int16: range = -32768...32767
+        case .int32: range = -2_147_483_648...2_147_483_647
+        case .int64: range = Int64.min...Int64.max
+        default: range = nil
+        }
+        switch (value, range) {
+        case (.real(let d), let range?):
+            // 2^63 itself is out of Int64's range; every other bound is exact as a Double.
+            let whole = d.rounded(.towardZero)
+            guard whole >= Double(range.lowerBound), whole < Double(range.upperBound) + 1 else { return .null }
+            return .int(Int64(whole))
+        case (.int(let i), let range?): return range.contains(i) ? .int(i) : .null
+        case (.int(let i), nil): return .real(Double(i))
         default: return value
         }
     }
 
-    private static func arithmetic(_ op: ArithmeticOperator, _ left: Value, _ right: Value, integral: Bool) -> Value {
-        if integral, case .int(let a) = left, case .int(let b) = right {
+    /// An Integer result in its type: null when there is none (overflow) or it is out of range.
+    private static func integral(_ result: Int64?, _ type: PrimitiveType?) -> Value {
+        guard let result else { return .null }
+        if type == .int32 && !(Int64(Int32.min)...Int64(Int32.max)).contains(result) { return .null }
+        return .int(result)
+    }
+
+    private static func arithmetic(_ op: ArithmeticOperator, _ left: Value, _ right: Value, type: PrimitiveType?) -> Value {
+        if type?.isIntegral ?? true, case .int(let a) = left, case .int(let b) = right {
             let result: (Int64, Bool)
             switch op {
             case .add: result = a.addingReportingOverflow(b)
@@ -182,9 +200,7 @@ struct ReferenceEvaluator {
                 if b == 0 { return .null }
                 return .int(b == -1 ? 0 : a % b)
             }
-            if !result.1 { return .int(result.0) }
-            guard let x = double(left), let y = double(right) else { return .null }
-            return real(op, x, y)
+            return integral(result.1 ? nil : result.0, type)
         }
         guard let x = double(left), let y = double(right) else { return .null }
         return real(op, x, y)

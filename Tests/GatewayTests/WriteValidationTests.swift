@@ -122,9 +122,9 @@ import Testing
         try expectRefused("MERGE", "Person(1)", text: Self.person + "}", headers: ["Content-Type": "text/plain"], status: 415, mentioning: ["text/plain"])
         try expectRefused("PUT", "Person(1)/lastName/$value", text: "x", headers: ["Content-Type": "application/xml"], status: 415, mentioning: ["$value"])
         try expectRefused("POST", "$batch", text: "{}", headers: ["Content-Type": "application/json"], status: 415, mentioning: ["multipart/mixed"])
-        // JSON with parameters, and no Content-Type at all, are JSON.
+        // JSON with parameters is JSON; a body without a Content-Type is not guessed at.
         #expect(try gateway.send("MERGE", "Person(1)", text: #"{"ssn":"1"}"#, headers: ["Content-Type": "application/json;odata=verbose;charset=utf-8"]).status == 204)
-        #expect(try gateway.send("MERGE", "Person(1)", text: #"{"ssn":"2"}"#, headers: ["Content-Type": ""]).status == 204)
+        try expectRefused("MERGE", "Person(1)", text: #"{"ssn":"2"}"#, headers: ["Content-Type": ""], status: 415, mentioning: ["no Content-Type"])
         // Media types are case-insensitive, and white space around the type is not part of it.
         #expect(try gateway.send("MERGE", "Person(1)", text: #"{"ssn":"3"}"#, headers: ["Content-Type": " Application/JSON ; charset=utf-8"]).status == 204)
         try expectRefused("POST", "Person", text: Self.person + "}", headers: ["Content-Type": "application/jsonx"], status: 415, mentioning: ["application/jsonx"])

@@ -14,8 +14,8 @@ import ODataURI
 extension ODataService {
     func batch(_ context: RequestContext) throws -> HTTPResponse {
         let outer = context.request
-        if let type = RequestBodyType.essence(outer), type != "multipart/mixed" {
-            throw ServiceError.unsupportedMediaType("A $batch request must be multipart/mixed, not \(type).")
+        guard let type = RequestBodyType.essence(outer), type == "multipart/mixed" else {
+            throw ServiceError.unsupportedMediaType("A $batch request must be multipart/mixed, not '\(outer.header(.contentType) ?? "")'.")
         }
         let limits = configuration.limits
         let parser = BatchRequestParser(maximumOperations: limits.maxBatchCount, maximumChangeSetOperations: limits.maxChangesetCount)

@@ -9,9 +9,11 @@ enum VersionNegotiation {
     static func version(_ header: String?) throws(ServiceError) -> Int? {
         guard let header else { return nil }
         let number = header.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        let parts = number.split(separator: ".")
-        guard let first = parts.first, let major = Int(first), parts.count <= 2, parts.dropFirst().allSatisfy({ Int($0) != nil }) else {
-            throw .badRequest("'\(header)' is not a valid data service version")
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        // Digits only: `Int` alone takes "-1" and "+2", which are no versions.
+        let isNumber = { (part: Substring) in !part.isEmpty && part.count <= 4 && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard parts.count <= 2, parts.allSatisfy(isNumber), let major = Int(parts[0]), major >= 1 else {
+            throw .badRequest("'\(header)' is not a valid data service version; send 1.0 or 2.0")
         }
         return major
     }

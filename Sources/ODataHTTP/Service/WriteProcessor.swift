@@ -73,7 +73,7 @@ extension ODataService {
             switch method {
             case "PUT", "MERGE", "PATCH":
                 if raw {
-                    try RequestBodyType.checkRaw(request)
+                    try RequestBodyType.checkRaw(request, binary: property.type == .binary)
                     value = try context.deserializer.rawValue(from: request.body, for: property)
                 } else {
                     try RequestBodyType.checkJSON(request)

@@ -30,3 +30,20 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return text
     }
 }
+
+/// A database file that SQLite's integrity check finds damaged, or cannot read as a database.
+public struct DatabaseIntegrityError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    /// What the check reported, at most its first 20 problems.
+    public let problems: [String]
+
+    public init(path: String, problems: [String]) {
+        self.path = path
+        self.problems = problems
+    }
+
+    public var description: String {
+        "the database \(path) is damaged or is not an SQLite database (PRAGMA quick_check: \(problems.joined(separator: "; ").split(separator: "\n").joined(separator: " "))); "
+            + "refusing to serve it. Restore it from a backup, or move it away to start with a new one."
+    }
+}

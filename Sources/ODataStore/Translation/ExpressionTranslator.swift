@@ -40,10 +40,15 @@ public enum ExpressionTranslator {
         switch expression {
         case .literal(let value, _): return value.isNull
         case .member(let path): return path.mayBeNull
-        case .convert(let inner, _), .negate(let inner, _), .not(let inner): return mayBeNull(inner)
-        case .arithmetic(let op, let left, let right, let type):
-            // Division by zero is null; so is a floating result that overflows to NaN (SQLite has no NaN).
-            return op == .divide || op == .modulo || !(type?.isIntegral ?? false) || mayBeNull(left) || mayBeNull(right)
+        case .convert(let inner, let target): return isNarrowing(from: inner.type, to: target) || mayBeNull(inner)
+        case .not(let inner): return mayBeNull(inner)
+        case .negate(let inner, let type):
+            // An Integer result outside its type is null.
+            return (type?.isIntegral ?? false) || mayBeNull(inner)
+        case .arithmetic:
+            // Division by zero is null, so is an Integer result outside its type, and so is a
+            // floating result that overflows to NaN (SQLite has no NaN).
+            return true
         case .comparison: return false
         case .and(let left, let right), .or(let left, let right): return mayBeNull(left) || mayBeNull(right)
         case .call(let function, let arguments, _):
@@ -68,21 +73,24 @@ public enum ExpressionTranslator {
         case .convert(let inner, let target):
             let source = inner.type
             let sql = value(inner, &context)
-            if target.isIntegral && !(source?.isIntegral ?? true) { return "CAST(" + sql + " AS INTEGER)" }
+            if isNarrowing(from: source, to: target), let range = target.integralRange {
+                return SQLFunctions.cast + "(" + sql + ", " + String(range.lowerBound) + ", " + String(range.upperBound) + ")"
+            }
             if !target.isIntegral && (source?.isIntegral ?? false) { return "CAST(" + sql + " AS REAL)" }
             return sql
-        case .negate(let inner, _):
-            return "(- " + value(inner, &context) + ")"
+        case .negate(let inner, let type):
+            return inRange("(- " + value(inner, &context) + ")", type)
         case .arithmetic(let op, let left, let right, let type):
             let l = value(left, &context)
             let r = value(right, &context)
             switch op {
-            case .add: return "(" + l + " + " + r + ")"
-            case .subtract: return "(" + l + " - " + r + ")"
-            case .multiply: return "(" + l + " * " + r + ")"
+            case .add: return inRange("(" + l + " + " + r + ")", type)
+            case .subtract: return inRange("(" + l + " - " + r + ")", type)
+            case .multiply: return inRange("(" + l + " * " + r + ")", type)
             // Integer operands divide with truncation toward zero, as in .NET.
-            case .divide: return "(" + l + " / " + r + ")"
-            // `%` is the integer remainder (sign of the dividend); `mod()` the floating one.
+            case .divide: return inRange("(" + l + " / " + r + ")", type)
+            // `%` is the integer remainder (sign of the dividend), never out of range (SQLite
+            // makes `x % -1` 0); `mod()` is the floating one.
             case .modulo: return (type?.isIntegral ?? true) ? "(" + l + " % " + r + ")" : "mod(" + l + ", " + r + ")"
             }
         case .comparison(let op, let left, let right):
@@ -97,6 +105,25 @@ public enum ExpressionTranslator {
             return "(" + l + " OR " + value(right, &context) + ")"
         case .call(let function, let arguments, _):
             return call(function, arguments, &context)
+        }
+    }
+
+    /// A conversion to an Integer type that not every source value survives (`cast` from a
+    /// fractional type, or to a smaller Integer type): out of range, it is null.
+    private static func isNarrowing(from source: PrimitiveType?, to target: PrimitiveType) -> Bool {
+        guard let source, let range = target.integralRange else { return false }
+        guard let sourceRange = source.integralRange else { return true }
+        return sourceRange.lowerBound < range.lowerBound || sourceRange.upperBound > range.upperBound
+    }
+
+    /// An Integer result as a value of its type: null when it is outside the type's range.
+    /// SQLite computes integers in 64 bits and turns a 64-bit overflow into a REAL; the
+    /// functions (`SQLFunctions`) make both cases null, evaluating the operation once.
+    private static func inRange(_ sql: String, _ type: PrimitiveType?) -> String {
+        switch type {
+        case .int32?: return SQLFunctions.int32 + "(" + sql + ")"
+        case .int64?: return SQLFunctions.int64 + "(" + sql + ")"
+        default: return sql
         }
     }
 

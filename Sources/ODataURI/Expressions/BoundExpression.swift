@@ -9,12 +9,19 @@ import EDM
 ///   `lt`/`le`/`gt`/`ge` are false when either side is null.
 /// - `and`, `or` and `not` are three-valued (null is "unknown", as in SQL); a row passes a filter
 ///   only when the filter is true.
-/// - Division or modulo by zero gives null.
+/// - Arithmetic keeps its operands' type (MS-ODATA binary numeric promotion: Int32 op Int32 is
+///   Int32, Int64 op Int32 is Int64). Where the request's constants alone decide it, a division
+///   or modulo by zero or an Integer result outside its type is refused when binding (400).
+///   Over column values, which only the query meets, such a result is null instead: an Integer
+///   result outside the range of its type (Int32 or Int64), a division or modulo by zero of any
+///   type. So `Int32Column add 1 gt 0` is false, and `… eq null` true, where the column holds
+///   2147483647: the row does not match, rather than matching with a silently widened value.
 public indirect enum BoundExpression: Sendable {
     /// A constant. The type is nil only for the untyped `null` literal.
     case literal(EDMValue, PrimitiveType?)
     case member(MemberPath)
-    /// A numeric conversion, from promotion or `cast`. Integral targets truncate toward zero.
+    /// A numeric conversion, from promotion or `cast`. Integral targets truncate toward zero,
+    /// and a value outside the target's range is null (a constant one is refused when binding).
     case convert(BoundExpression, to: PrimitiveType)
     case negate(BoundExpression, type: PrimitiveType?)
     /// Both operands already have the result type (or are the untyped null).

@@ -41,7 +41,7 @@ extension ExpressionBinder {
     }
 
     /// `cast(expression, 'Edm.Type')` between numeric types (integral targets truncate toward
-    /// zero), to the same type, or of null. Casts to entity types need inheritance: not supported.
+    /// zero, and have no value outside their range), to the same type, or of null. Casts to entity types need inheritance: not supported.
     private func bindCast(_ arguments: [SyntaxNode], at position: Int) throws(URIError) -> Operand {
         guard arguments.count == 1 || arguments.count == 2 else {
             throw diagnostics.typeError("cast takes 1 or 2 arguments but was given \(arguments.count)", at: position)
@@ -58,6 +58,14 @@ extension ExpressionBinder {
         guard source == target || (source.isNumeric && target.isNumeric) else {
             throw diagnostics.typeError("cannot cast \(source.name) to \(target.name)", at: position)
         }
+        // A constant cast to an Integer type is folded; one out of the type's range is refused,
+        // not wrapped or saturated. (Over column values such a cast is null.)
+        if case .literal(let value, _) = expression, let folded = IntegerArithmetic.truncated(value, to: target) {
+            guard let folded else {
+                throw diagnostics.arithmeticError("cast of \(LiteralFormatter.literal(value, type: source)) to \(target.name) is out of its range", at: position)
+            }
+            return .value(.literal(.integer(folded), target), numericText: nil)
+        }
         return .value(convert(expression, numericText: nil, to: target), numericText: nil)
     }
 
@@ -69,14 +77,31 @@ extension ExpressionBinder {
         return name
     }
 
-    /// The primitive type a name denotes; nil for other (entity) type names; an error for an
-    /// `Edm.` name that is no primitive type.
+    /// The primitive type a name denotes; nil for an entity type of the model; an error for any
+    /// other name, which is the client's mistake (400), not something this service lacks.
     private func primitiveType(named name: String, at node: SyntaxNode) throws(URIError) -> PrimitiveType? {
         if let type = PrimitiveType(rawValue: name) { return type }
         if name.hasPrefix("Edm.") {
             throw diagnostics.unknownName("'\(name)' is not an EDM primitive type", at: node.position)
         }
+        guard isEntityTypeName(name) else {
+            throw diagnostics.unknownName("'\(name)' is neither an EDM primitive type nor an entity type of this service; name types in full, such as 'Edm.Int32' or '\(entityType.qualifiedName)'", at: node.position)
+        }
         return nil
+    }
+
+    /// Whether `name` is the qualified name of this entity type or of one reachable from it
+    /// through navigation properties: the types an expression over it can meet.
+    private func isEntityTypeName(_ name: String) -> Bool {
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(entityType)]
+        var pending = [entityType]
+        while let type = pending.popLast() {
+            if type.qualifiedName == name { return true }
+            for navigation in type.navigationProperties where seen.insert(ObjectIdentifier(navigation.target)).inserted {
+                pending.append(navigation.target)
+            }
+        }
+        return false
     }
 }
 

@@ -87,7 +87,11 @@ struct ExpressionBinder {
         // A negated literal is folded, so that `- 5` and `-5` are the same constant.
         if case .literal(let value, _) = operand {
             switch value {
-            case .integer(let number) where number != Int64.min: return .literal(.integer(-number), resultType)
+            case .integer(let number):
+                guard number != Int64.min, IntegerArithmetic.fits(-number, in: resultType) else {
+                    throw diagnostics.arithmeticError("-(\(number)) overflows \(resultType.name)", at: position)
+                }
+                return .literal(.integer(-number), resultType)
             case .double(let number): return .literal(.double(-number), resultType)
             case .decimal(let text): return .literal(.decimal(text.hasPrefix("-") ? String(text.dropFirst()) : "-" + text), resultType)
             default: break
@@ -121,8 +125,29 @@ struct ExpressionBinder {
             let (convertedLeft, convertedRight, type) = try unify(l, numericText(left), r, numericText(right)) { common in
                 NumericPromotion.arithmetic(common, common) ?? common
             }
-            return .arithmetic(arithmetic, convertedLeft, convertedRight, type: type)
+            return try checkedArithmetic(arithmetic, convertedLeft, convertedRight, type: type, at: position)
         }
+    }
+
+    /// Arithmetic whose outcome the request's own constants decide is decided here: a division
+    /// or modulo by a zero Integer or Decimal constant, or Integer constants whose result does
+    /// not fit the result type (Int32 op Int32 is Int32: MS-ODATA's binary numeric promotion),
+    /// is the client's error (400), not a null or a silently wider value. Integer constants are
+    /// folded, so that a nested constant expression is checked as a whole. Over column values
+    /// the same cases give null at run time (see `BoundExpression`).
+    private func checkedArithmetic(_ op: ArithmeticOperator, _ left: BoundExpression, _ right: BoundExpression,
+                                   type: PrimitiveType?, at position: Int) throws(URIError) -> BoundExpression {
+        if let type, op == .divide || op == .modulo, case .literal(let divisor, _) = right, divisor.isZero,
+           type.isIntegral || type == .decimal {
+            throw diagnostics.arithmeticError("'\(op.rawValue)' by zero", at: position)
+        }
+        if let type, type.isIntegral, case .literal(.integer(let a), _) = left, case .literal(.integer(let b), _) = right {
+            guard let result = IntegerArithmetic.result(op, a, b, type: type) else {
+                throw diagnostics.arithmeticError("\(a) \(op.rawValue) \(b) overflows \(type.name)", at: position)
+            }
+            return .literal(.integer(result), type)
+        }
+        return .arithmetic(op, left, right, type: type)
     }
 
     private func bindComparison(_ op: ComparisonOperator, _ left: Operand, _ right: Operand,

@@ -21,6 +21,10 @@ struct ExpressionDiagnostics: Sendable {
         error("Unknown name", detail, at: position)
     }
 
+    func arithmeticError(_ detail: String, at position: Int) -> URIError {
+        error("Arithmetic error", detail, at: position)
+    }
+
     func unsupported(_ detail: String, at position: Int) -> URIError {
         URIError(.notImplemented, "Not supported in \(option) at position \(position): \(detail)")
     }

@@ -1,0 +1,44 @@
+import EDM
+
+/// One position of a `$skiptoken`: the value of an `$orderby` term or of a key property, which
+/// the token's value must be able to stand for. The service writes order-by values in their
+/// storage form (`5L` for Integers, Booleans and instants, `2.5d` for Decimals and Doubles,
+/// quoted text for Guids) and keys in their own form, and reads both back; a value of another
+/// kind would position the page nowhere and answer an empty or a first page, so it is a 400.
+enum SkipTokenValue: CustomStringConvertible {
+    /// An `$orderby` term of the type (nil for the untyped `null`); null is one of its values.
+    case orderBy(PrimitiveType?)
+    /// A key property of the type; never null.
+    case key(PrimitiveType)
+
+    func admits(_ value: EDMValue) -> Bool {
+        switch self {
+        case .orderBy(nil): return true
+        case .orderBy(let type?): return value.isNull || Self.stands(value, for: type)
+        case .key(let type):
+            if case .integer(let number) = value, type.isIntegral { return IntegerArithmetic.fits(number, in: type) }
+            return Self.stands(value, for: type)
+        }
+    }
+
+    private static func stands(_ value: EDMValue, for type: PrimitiveType) -> Bool {
+        switch (type, value) {
+        case (_, .integer) where type.isIntegral: return true
+        case (.boolean, .boolean), (.boolean, .integer(0)), (.boolean, .integer(1)): return true
+        case (.dateTime, .dateTime), (.dateTimeOffset, .dateTimeOffset), (.time, .time): return true
+        case (.dateTime, .integer), (.dateTimeOffset, .integer), (.time, .integer): return true
+        case (.double, .double), (.double, .integer), (.double, .decimal),
+             (.single, .double), (.single, .integer), (.single, .decimal),
+             (.decimal, .double), (.decimal, .integer), (.decimal, .decimal): return true
+        case (.string, .string), (.guid, .guid), (.guid, .string), (.binary, .binary): return true
+        default: return false
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .orderBy(let type): return "an $orderby value of type \(type?.name ?? "null")"
+        case .key(let type): return "a key value of type \(type.name)"
+        }
+    }
+}
