@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The CarDealer benchmark, in one command:
 #   Benchmarks/run.sh [--people 1000] [--duration 8] [--connections 16,64] [--growth] ...
-# Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway as scripts/run
-# does (scripts/build-release: release mode, LTO, profile-guided) and the three C yardsticks
+# Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway for production
+# (scripts/build-release: release mode, LTO, profile-guided) and the three C yardsticks
 # (the libmicrohttpd ceiling, the floor of libmicrohttpd and SQLite for Person(n),
 # Person?$top=20 and the blog's $expand without a gateway, and the raw SQLite insert loop), then
 # runs Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on
@@ -53,7 +53,7 @@ cc -O2 -Wall -o "$BIN_DIR/sqlite_insert" "$BENCH_DIR/sqlite_insert/sqlite_insert
 
 if [ -z "$GATEWAY" ]; then
     echo "building dealer-gateway (release, LTO, profile-guided: scripts/build-release)" >&2
-    # Built as scripts/run builds it, so that the figures are the product's.
+    # Built as a deployment would build it, so that the figures are the product's best.
     GATEWAY="$("$REPO_DIR/scripts/build-release" --scratch-path "$SCRATCH_PATH")"
 fi
 GATEWAY="$(cd "$(dirname "$GATEWAY")" && pwd)/$(basename "$GATEWAY")"
