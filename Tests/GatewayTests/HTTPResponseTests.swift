@@ -1,3 +1,4 @@
+import HTTPCore
 import ODataHTTP
 import ODataStore
 import Testing
