@@ -22,7 +22,7 @@ public enum FramingViolation: Sendable, Equatable {
     /// Host more than once.
     case repeatedHost
     /// A field value with a NUL, or a field folded over several lines: libmicrohttpd cuts a
-    /// value at its first NUL, so the service would act on a value the client did not send whole.
+    /// value at its first NUL, so the handler would act on a value the client did not send whole.
     case malformedField
     /// A request line and fields longer, or more fields, than the server accepts.
     case headTooLarge(maxBytes: Int, maxFields: Int)

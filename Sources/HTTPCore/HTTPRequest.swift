@@ -8,7 +8,7 @@ public struct HTTPRequest: Sendable {
     /// The request target's bytes exactly as received: path and query, still percent-encoded.
     /// Bytes rather than a String: the server copies them into storage it keeps for its
     /// connection, where making a String of each new target (an allocation, a UTF-8 check and
-    /// a free) cost about 600 instructions more of a `Person(n)` (callgrind); the service finds
+    /// a free) cost about 600 instructions more of a `Person(n)` (callgrind); a handler can find
     /// a target it has parsed before by these bytes.
     public let targetBytes: [UInt8]
     /// Header fields in the order received, names lower-cased. A list, not a dictionary: a
@@ -113,7 +113,7 @@ public struct HTTPRequest: Sendable {
 }
 
 /// The header fields an application reads for most requests, found once when a request is made
-/// rather than by name at each lookup: a service asks for several of them per request, and
+/// rather than by name at each lookup: a handler asks for several of them per request, and
 /// comparing names case-insensitively for each was about 1,800 instructions of a `Person(n)`
 /// (callgrind). The server finds them again only when a connection's fields change.
 ///

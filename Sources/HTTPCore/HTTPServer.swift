@@ -17,15 +17,17 @@ public final class HTTPServer: @unchecked Sendable {
         /// 0 picks a free port; `start()` returns the one bound.
         public var port: UInt16 = 8080
         public var threads = 2
-        /// Bodies larger than this are refused with 413 before they are read.
+        /// Bodies larger than this are not read: their requests reach the handler as
+        /// `TransportCondition.bodyTooLarge` (a 413).
         public var maxBodySize = 10 * 1024 * 1024
         /// A connection that sends nothing for this long is closed.
         public var connectionTimeoutSeconds: UInt32 = 30
-        /// Connections open at once; past it a new connection is answered 503 and closed, and the
-        /// open ones are served as before.
+        /// Connections open at once; past it a new connection is answered `refusalAtLimit` (a
+        /// 503) and closed, and the open ones are served as before.
         public var connectionLimit: UInt32 = 1024
         /// Connections open at once from one client address (0: no such limit); past it a new
-        /// one is answered 429 and closed, so that one client cannot take every connection.
+        /// one is answered `refusalPerAddress` (a 429) and closed, so that one client cannot take
+        /// every connection.
         public var connectionsPerAddressLimit: UInt32 = 256
         /// A request head (request line and header fields) not complete this long after its
         /// connection opened, or after the connection's previous response, closes the
@@ -35,16 +37,16 @@ public final class HTTPServer: @unchecked Sendable {
         /// The bytes that all buffered request bodies together may hold (`BodyMemoryBudget`).
         public var bodyMemoryBudget = 64 * 1024 * 1024
         /// libmicrohttpd's per-connection memory for the request line and headers. It zeroes
-        /// the pool between requests, so a larger pool costs on every request; 16 KiB holds the
-        /// longest URI the service accepts (8 KiB) and its headers. A request head beyond it is
-        /// refused by libmicrohttpd itself with 414.
+        /// the pool between requests, so a larger pool costs on every request; 16 KiB holds a
+        /// URI of 8 KiB and its headers. A request head beyond it is refused by libmicrohttpd
+        /// itself with 414.
         public var connectionMemory = 16 * 1024
         /// The longest request line and header fields, and the most fields, the server takes;
-        /// past either the answer is an OData 431. Below what `connectionMemory` holds with
-        /// room for a response (libmicrohttpd keeps each field's record, about 56 bytes, in it
-        /// too; measured with 0.9.75: 11 KiB in 64 fields still fit, 12 KiB did not), so that
-        /// libmicrohttpd's own page (431, or 414 for a request line) answers only heads beyond
-        /// about 15 KiB.
+        /// past either the handler is handed `TransportCondition.framing(.headTooLarge)` (a
+        /// 431). Below what `connectionMemory` holds with room for a response (libmicrohttpd
+        /// keeps each field's record, about 56 bytes, in it too; measured with 0.9.75: 11 KiB in
+        /// 64 fields still fit, 12 KiB did not), so that libmicrohttpd's own page (431, or 414
+        /// for a request line) answers only heads beyond about 15 KiB.
         public var maxHeadSize = 10 * 1024
         public var maxHeaderFields = 64
         /// Whether requests carry their client's address (`HTTPRequest.clientAddress`), for an
