@@ -135,12 +135,14 @@ public struct HeaderIndex: Sendable {
     /// The slots for names, one fewer than positions hold.
     public static let capacity = 15
 
-    @usableFromInline static let contentLengthSlot = 15
+    // Computed and inlinable, these three: a stored static read from another module goes
+    // through its accessor, on every lookup of a field.
+    @inlinable static var contentLengthSlot: Int { 15 }
 
     /// A position meaning "not sent".
-    @usableFromInline static let absent = UInt8.max
+    @inlinable static var absent: UInt8 { .max }
     /// A position meaning "not indexed": the field is searched for by name.
-    @usableFromInline static let unindexed = UInt8.max - 1
+    @inlinable static var unindexed: UInt8 { .max - 1 }
 
     /// Where in `fields` each indexed name is first, by slot. Positions are bytes: past the
     /// 254th field a name is searched for.

@@ -401,15 +401,17 @@ final class RequestState {
         return memcmp(start, base, bytes.count) == 0
     }
 
-    /// Ends the collection of the request's fields, finding those of `index` if they changed.
-    func fieldsCollected(index: HeaderIndex) {
+    /// Ends the collection of the request's fields, finding those of the server's index again
+    /// if they changed (only then is the index touched: the server, and the index's storage, are
+    /// shared by every worker thread).
+    func fieldsCollected(for server: HTTPServer) {
         if fieldCount < headerFields.count {
             headerFields.removeLast(headerFields.count - fieldCount)
             receivedFields.removeLast(receivedFields.count - fieldCount)
             fieldsChanged = true
         }
         if fieldsChanged {
-            knownFields = index.positions(in: headerFields)
+            knownFields = server.configuration.headerIndex.positions(in: headerFields)
             fieldFraming = FieldFraming(fields: headerFields)
         }
     }
@@ -526,7 +528,7 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         server.headArrived(socket: state.socket)
         state.headCheck.begin()
         MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
-        state.fieldsCollected(index: server.configuration.headerIndex)
+        state.fieldsCollected(for: server)
         if let violation = server.framingViolation(connection, method: method, version: version,
                                                    fields: state.fieldFraming, head: &state.headCheck) {
             return server.refuse(connection, violation, state.request(method: methodName(method), clientAddress: server.clientAddress(connection),
