@@ -2,15 +2,16 @@
 // CarDealer: an OData V2 gateway over SQLite, served by libmicrohttpd, and its clients.
 //
 // Layers, with dependencies pointing one way (top depends on bottom):
-//   executables   DealerGateway (wires the OData service into the HTTP server)
-//   OData service ODataHTTP (requests to answers, $batch)
+//   executables   DealerGateway (serves the OData service on the HTTP server)
+//   OData service ODataHTTP (the request pipeline and $batch)
 //   serializers   ODataSerialization
 //   storage       ODataStore
 //   URI/query     ODataURI
 //   model         EDM  <- CSDL (the EDMX reader/writer, shared with the client code generator)
 //   C shims       CSQLite, CMicroHTTPD
-// and HTTPCore, a layer of its own beside them: the HTTP/1.1 server over CMicroHTTPD, which
-// knows nothing of OData. ODataHTTP answers its requests; nothing below ODataHTTP uses it.
+// HTTPCore, the HTTP/1.1 server on libmicrohttpd, is a layer of its own between CMicroHTTPD and
+// ODataHTTP: it knows nothing of OData and depends on CMicroHTTPD alone; ODataHTTP answers its
+// requests, and only ODataHTTP and DealerGateway import it.
 // Clients/ holds RestConnection, dealer and dealer-codegen; they never import gateway modules.
 //
 // Dependencies, and why each is here:
