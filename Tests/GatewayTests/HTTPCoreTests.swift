@@ -24,6 +24,13 @@ import Glibc
         return (server, try server.start())
     }
 
+    /// Sends a body of `bodyCount` bytes with `method` and expects the handler's answer.
+    private func expectAnswer(_ port: UInt16, method: String, bodyCount: Int, status: Int, text: String) throws {
+        let response = try RawHTTPClient.send(port: port, method: method, target: "/", body: Array(repeating: 0x61, count: bodyCount))
+        #expect(response.status == status)
+        #expect(response.text == text)
+    }
+
     @Test func aPlainHandlerIsServed() throws {
         let (server, port) = try startPlainServer()
         defer { server.stop() }
@@ -31,16 +38,14 @@ import Glibc
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "text/plain")
         #expect(response.text == "hello GET 0")
-        #expect(try RawHTTPClient.send(port: port, method: "POST", target: "/", body: Array("0123456789".utf8)).text == "hello POST 10")
+        try expectAnswer(port, method: "POST", bodyCount: 10, status: 200, text: "hello POST 10")
     }
 
     @Test func aBodyTooLargeReachesTheHandlerAsACondition() throws {
         let (server, port) = try startPlainServer { $0.maxBodySize = 16 }
         defer { server.stop() }
         // Declared too large, and found too large as a chunked body arrives.
-        let declared = try RawHTTPClient.send(port: port, method: "PUT", target: "/", body: Array(repeating: 0x61, count: 17))
-        #expect(declared.status == 413)
-        #expect(declared.text == "PUT bodyTooLarge(limit: 16) 0")
+        try expectAnswer(port, method: "PUT", bodyCount: 17, status: 413, text: "PUT bodyTooLarge(limit: 16) 0")
         let chunked = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
             + "10\r\n0123456789abcdef\r\n2\r\nxy\r\n0\r\n\r\n"
         let arrived = try RawHTTPClient.parse(HTTPHardeningTests.exchange(Array(chunked.utf8), port: port).received)
@@ -51,10 +56,8 @@ import Glibc
     @Test func aBodyWithoutRoomReachesTheHandlerAsACondition() throws {
         let (server, port) = try startPlainServer { $0.bodyMemoryBudget = 8 }
         defer { server.stop() }
-        let response = try RawHTTPClient.send(port: port, method: "POST", target: "/", body: Array(repeating: 0x61, count: 10))
-        #expect(response.status == 503)
-        #expect(response.text == "POST bodyMemoryExhausted 0")
-        #expect(try RawHTTPClient.send(port: port, method: "POST", target: "/", body: Array("1234".utf8)).text == "hello POST 4")
+        try expectAnswer(port, method: "POST", bodyCount: 10, status: 503, text: "POST bodyMemoryExhausted 0")
+        try expectAnswer(port, method: "POST", bodyCount: 4, status: 200, text: "hello POST 4")
     }
 
     @Test func aRefusedHeadReachesTheHandlerAsAConditionAndClosesTheConnection() throws {
