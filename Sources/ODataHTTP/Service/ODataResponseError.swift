@@ -124,7 +124,7 @@ struct DatabaseFailure: ODataResponseError {
         if error.isBusy { return "The database is busy; retry the request." }
         if error.isAborted { return "The change was not saved; retry the request." }
         if error.isConstraintViolation { return "The change breaks a constraint of the database: \(error.message)." }
-        return ServiceError.internalError(detail: "").message
+        return ServiceError.internalErrorMessage
     }
 
     var detail: String? { error.description }

@@ -25,8 +25,11 @@ public struct ServiceError: Error, CustomStringConvertible {
     }
     public static func notAcceptable(_ message: String) -> ServiceError { ServiceError(status: 406, code: "NotAcceptable", message: message) }
     public static func internalError(detail: String) -> ServiceError {
-        ServiceError(status: 500, code: "InternalError", message: "An error occurred while processing this request.", detail: detail)
+        ServiceError(status: 500, code: "InternalError", message: internalErrorMessage, detail: detail)
     }
+
+    /// What a client is told of a failure of the service's own; its detail goes to the log.
+    static let internalErrorMessage = "An error occurred while processing this request."
 
     static func unsupportedMediaType(_ message: String) -> ServiceError {
         ServiceError(status: 415, code: "UnsupportedMediaType", message: message)
