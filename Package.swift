@@ -2,13 +2,16 @@
 // CarDealer: an OData V2 gateway over SQLite, served by libmicrohttpd, and its clients.
 //
 // Layers, with dependencies pointing one way (top depends on bottom):
-//   executables   DealerGateway
-//   HTTP          ODataHTTP
+//   executables   DealerGateway (serves the OData service on the HTTP server)
+//   OData service ODataHTTP (the request pipeline and $batch)
 //   serializers   ODataSerialization
 //   storage       ODataStore
 //   URI/query     ODataURI
 //   model         EDM  <- CSDL (the EDMX reader/writer, shared with the client code generator)
 //   C shims       CSQLite, CMicroHTTPD
+// HTTPCore, the HTTP/1.1 server on libmicrohttpd, is a layer of its own between CMicroHTTPD and
+// ODataHTTP: it knows nothing of OData and depends on CMicroHTTPD alone; ODataHTTP answers its
+// requests, and only ODataHTTP and DealerGateway import it.
 // Clients/ holds RestConnection, dealer and dealer-codegen; they never import gateway modules.
 //
 // Dependencies, and why each is here:
@@ -40,12 +43,13 @@ let package = Package(
         .target(name: "ODataURI", dependencies: ["EDM"]),
         .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"]),
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
+        .target(name: "HTTPCore", dependencies: ["CMicroHTTPD"]),
         .target(name: "ODataHTTP", dependencies: [
-            "EDM", "ODataURI", "ODataStore", "ODataSerialization", "CMicroHTTPD",
+            "EDM", "ODataURI", "ODataStore", "ODataSerialization", "HTTPCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "DealerGateway", dependencies: [
-            "ODataHTTP", "ODataStore", "EDM",
+            "HTTPCore", "ODataHTTP", "ODataStore", "EDM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -63,7 +67,7 @@ let package = Package(
 
         .testTarget(name: "ClientTests", dependencies: ["RestConnection", "CSDL", "Dealer", "DealerCodegen", "DealerGateway"]),
         .testTarget(name: "GatewayTests", dependencies: [
-            "ODataHTTP", "ODataStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
+            "HTTPCore", "ODataHTTP", "ODataStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
             .product(name: "Logging", package: "swift-log"),
             "DealerGateway",
         ], exclude: ["Fixtures"]),

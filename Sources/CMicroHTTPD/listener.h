@@ -78,6 +78,10 @@ struct cmhd_listener {
     int refused_since_sweep;
     // Connections refused at the total and the per-address limit, and closed for a slow head.
     atomic_ulong refused_total, refused_per_address, closed_slow_heads;
+    // What a connection refused at the total (503) and the per-address (429) limit is sent before
+    // it is closed: whole HTTP responses, made by the application (cmhd_listener_refusals).
+    char *refusal_at_limit, *refusal_per_address;
+    size_t refusal_at_limit_length, refusal_per_address_length;
 };
 
 static inline int64_t cmhd_now_ms(void)
@@ -169,23 +173,35 @@ static inline void cmhd_address_key(const struct sockaddr_storage *address, unsi
     }
 }
 
-// Answers a connection the listener will not serve, and closes it. The client has not sent its
-// request yet, so this is written at once, in one non-blocking send, and may be lost; the close
-// is what matters.
-static inline void cmhd_refuse(int client, int status)
+// Keeps copies of the responses sent to connections refused at the total limit (503) and at the
+// per-address one (429), each a whole HTTP response (call before cmhd_listener_serve); without
+// them a refused connection is closed without a word. Returns 0, or an errno value.
+static inline int cmhd_listener_refusals(struct cmhd_listener *listener, const void *at_limit, size_t at_limit_length,
+                                         const void *per_address, size_t per_address_length)
 {
-    const char *reason = status == 429 ? "Too Many Requests" : "Service Unavailable";
-    const char *code = status == 429 ? "TooManyConnections" : "ServiceUnavailable";
-    const char *message = status == 429 ? "This client address has too many connections open; retry when one closes."
-                                        : "The service has no room for another connection; retry shortly.";
-    char body[256], answer[512];
-    int body_length = snprintf(body, sizeof body, "{\"error\":{\"code\":\"%s\",\"message\":{\"lang\":\"en-US\",\"value\":\"%s\"}}}",
-                               code, message);
-    int length = snprintf(answer, sizeof answer,
-                          "HTTP/1.1 %d %s\r\nContent-Type: application/json;charset=utf-8\r\nRetry-After: 1\r\n"
-                          "X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-                          status, reason, body_length, body);
-    if (length > 0 && (size_t)length < sizeof answer) (void)send(client, answer, (size_t)length, MSG_NOSIGNAL | MSG_DONTWAIT);
+    char *kept_at_limit = malloc(at_limit_length + 1), *kept_per_address = malloc(per_address_length + 1);
+    if (kept_at_limit == NULL || kept_per_address == NULL) {
+        free(kept_at_limit);
+        free(kept_per_address);
+        return ENOMEM;
+    }
+    if (at_limit_length > 0) memcpy(kept_at_limit, at_limit, at_limit_length);
+    if (per_address_length > 0) memcpy(kept_per_address, per_address, per_address_length);
+    free(listener->refusal_at_limit);
+    free(listener->refusal_per_address);
+    listener->refusal_at_limit = kept_at_limit;
+    listener->refusal_at_limit_length = at_limit_length;
+    listener->refusal_per_address = kept_per_address;
+    listener->refusal_per_address_length = per_address_length;
+    return 0;
+}
+
+// Answers a connection the listener will not serve with `answer`, and closes it. The client has
+// not sent its request yet, so this is written at once, in one non-blocking send, and may be
+// lost; the close is what matters.
+static inline void cmhd_refuse(int client, const char *answer, size_t length)
+{
+    if (length > 0) (void)send(client, answer, length, MSG_NOSIGNAL | MSG_DONTWAIT);
     close(client);
 }
 
@@ -318,7 +334,8 @@ static void *cmhd_listener_accept_loop(void *context)
                 int refusal = cmhd_listener_take_slot(listener, client, &address);
                 if (refusal != 0) {
                     atomic_fetch_add(refusal == 429 ? &listener->refused_per_address : &listener->refused_total, 1);
-                    cmhd_refuse(client, refusal);
+                    if (refusal == 429) cmhd_refuse(client, listener->refusal_per_address, listener->refusal_per_address_length);
+                    else cmhd_refuse(client, listener->refusal_at_limit, listener->refusal_at_limit_length);
                     listener->refused_since_sweep = 1;
                     continue;
                 }
@@ -368,6 +385,8 @@ static inline void cmhd_listener_close(struct cmhd_listener *listener)
     close(listener->socket);
     for (unsigned int i = 0; i < listener->daemon_count; i++) MHD_stop_daemon(listener->daemons[i]);
     free(listener->daemons);
+    free(listener->refusal_at_limit);
+    free(listener->refusal_per_address);
     if (listener->slots != NULL) {
         pthread_mutex_destroy(&listener->slots_lock);
         free(listener->slots);

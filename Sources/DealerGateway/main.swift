@@ -1,6 +1,7 @@
 import ArgumentParser
 import EDM
 import Foundation
+import HTTPCore
 import Logging
 import ODataHTTP
 import ODataSerialization
@@ -198,6 +199,7 @@ struct Serve: ParsableCommand {
         configuration.limits.maxBatchResponseBytes = maxBatchResponseBytes
         configuration.publicURL = publicURL
         var serverConfiguration = HTTPServer.Configuration()
+        serverConfiguration.configureForODataService()
         serverConfiguration.host = host
         serverConfiguration.port = port
         serverConfiguration.threads = threads

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import ODataHTTP
 import Testing
 #if canImport(Glibc)

@@ -1,15 +1,17 @@
+@testable import HTTPCore
 @testable import ODataHTTP
 import Testing
 
-/// The header fields the service reads are found once, when a request is made; a lookup by
-/// `KnownHeader` must answer exactly what the search by name answers.
+/// The header fields the service reads are found once, when a request is made (`HeaderIndex`);
+/// a lookup by `KnownHeader` must answer exactly what the search by name answers, whether the
+/// request was made with the service's index or without one.
 @Suite struct HTTPRequestTests {
     /// The header names as clients spell them, for every known header.
     private static let spellings: [KnownHeader: String] = [
         .accept: "Accept", .host: "Host", .dataServiceVersion: "DataServiceVersion",
         .maxDataServiceVersion: "MaxDataServiceVersion", .ifMatch: "If-Match", .ifNoneMatch: "If-None-Match",
         .origin: "Origin", .contentType: "Content-Type", .xHTTPMethod: "X-HTTP-Method",
-        .accessControlRequestHeaders: "Access-Control-Request-Headers", .contentLength: "Content-Length",
+        .accessControlRequestHeaders: "Access-Control-Request-Headers",
     ]
 
     @Test func everyKnownHeaderIsFoundAsTheNameSearchFindsIt() throws {
@@ -17,19 +19,34 @@ import Testing
         for known in KnownHeader.allCases {
             let name = try #require(Self.spellings[known])
             // Among look-alikes: same length, or a prefix of the name.
-            let request = HTTPRequest(method: "GET", target: "/", headers: [
-                name.dropLast() + "_": "same length", String(name.dropLast()): "prefix", name.uppercased(): "value of \(name)",
-            ])
-            #expect(request.header(known) == "value of \(name)")
-            #expect(request.header(known) == request.header(name))
-            #expect(HTTPRequest(method: "GET", target: "/", headers: ["Other": "x"]).header(known) == nil)
+            let headers = [name.dropLast() + "_": "same length", String(name.dropLast()): "prefix", name.uppercased(): "value of \(name)"]
+            for index in [ODataService.headerIndex, .none] {
+                let request = HTTPRequest(method: "GET", target: "/", headers: headers, index: index)
+                #expect(request.header(known) == "value of \(name)")
+                #expect(request.header(known) == request.header(name))
+                #expect(HTTPRequest(method: "GET", target: "/", headers: ["Other": "x"], index: index).header(known) == nil)
+            }
         }
+    }
+
+    /// Content-Length, which the server reads for every request, is indexed whatever the
+    /// application's index holds.
+    @Test func contentLengthIsIndexedByEveryIndex() {
+        for index in [ODataService.headerIndex, .none, HeaderIndex(["X-One", "content-length"])] {
+            let request = HTTPRequest(method: "POST", target: "/", headerFields: [("x-one", "1"), ("content-length", "12")], index: index)
+            #expect(request.contentLength == "12")
+            #expect(HTTPRequest(method: "POST", target: "/", headerFields: [("x-one", "1")], index: index).contentLength == nil)
+        }
+        // A slot of the index, and one past it, which is searched for by name.
+        let request = HTTPRequest(method: "GET", target: "/", headerFields: [("x-two", "2"), ("x-one", "1")], index: HeaderIndex(["X-One"]))
+        #expect(request.header(slot: 0, name: "x-one") == "1")
+        #expect(request.header(slot: 1, name: "x-two") == "2")
     }
 
     @Test func theFirstOfRepeatedFieldsCounts() {
         let request = HTTPRequest(method: "GET", target: "/", headerFields: [
             ("user-agent", "test"), ("accept", "application/json"), ("accept", "application/xml"),
-        ])
+        ], index: ODataService.headerIndex)
         #expect(request.header(.accept) == "application/json")
         #expect(request.header("Accept") == "application/json")
         #expect(request.header(.host) == nil)
@@ -38,7 +55,7 @@ import Testing
     /// Positions are kept in a byte each: a field past the 255th is found all the same.
     @Test func aFieldPastTheTwoHundredFiftyFifthIsFound() {
         let fields = (0..<300).map { (name: "x-filler-\($0)", value: "\($0)") } + [(name: "accept", value: "text/plain")]
-        let request = HTTPRequest(method: "GET", target: "/", headerFields: fields)
+        let request = HTTPRequest(method: "GET", target: "/", headerFields: fields, index: ODataService.headerIndex)
         #expect(request.header(.accept) == "text/plain")
         #expect(request.header(.host) == nil)
     }
@@ -53,7 +70,7 @@ import Testing
         #expect(request.pathIsBelow("/CarDealer.svc"))
 
         let invalid = Array("/CarDealer.svc/Person('".utf8) + [0xC3] + Array("')?$top=1".utf8)
-        let received = HTTPRequest(method: "GET", targetBytes: invalid, headerFields: [], knownFields: KnownHeader.positions(in: []), body: [])
+        let received = HTTPRequest(method: "GET", targetBytes: invalid, headerFields: [], knownFields: HeaderIndex.none.positions(in: []), body: [])
         #expect(received.targetBytes == invalid)
         #expect(received.target == "/CarDealer.svc/Person('\u{FFFD}')?$top=1")
         #expect(received.path == "/CarDealer.svc/Person('\u{FFFD}')")

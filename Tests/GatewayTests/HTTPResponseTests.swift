@@ -1,3 +1,4 @@
+@testable import HTTPCore
 import ODataHTTP
 import ODataStore
 import Testing
@@ -37,10 +38,13 @@ import Testing
     }
 
     /// A weak tag written when the response is sent spells the digest as `EntityTag` does in
-    /// `__metadata` and everywhere else.
+    /// `__metadata` and everywhere else: HTTPCore spells it itself, and the two must agree byte
+    /// for byte, as text and as the C string handed to libmicrohttpd.
     @Test(arguments: [0, 1, 0xF, 0x10, 0x9A, 0xDEAD_BEEF, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, UInt64.max])
     func aWeakTagIsSpelledAsEntityTagSpellsIt(digest: UInt64) {
         #expect(EntityTagValue.weak(digest).text == EntityTag.weakTag(digest))
+        #expect(EntityTagValue.weak(digest).withCString { String(cString: $0) } == EntityTag.weakTag(digest))
+        #expect(EntityTagValue.weakTagLength == EntityTag.weakTagLength)
         var response = HTTPResponse(status: 200)
         response.entityTag = .weak(digest)
         #expect(response.header("ETag") == EntityTag.weakTag(digest))

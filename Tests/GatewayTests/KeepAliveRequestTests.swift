@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import ODataHTTP
 import Testing
 #if canImport(Glibc)
@@ -42,6 +43,7 @@ import Glibc
 
     private func startEchoServer() throws -> (HTTPServer, UInt16) {
         var configuration = HTTPServer.Configuration()
+        configuration.headerIndex = ODataService.headerIndex
         configuration.port = 0
         configuration.threads = 1
         let server = HTTPServer(configuration: configuration) { request in

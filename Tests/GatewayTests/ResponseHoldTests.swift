@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 @testable import ODataHTTP
 import ODataStore
 import Testing

@@ -1,5 +1,6 @@
 import EDM
 import Foundation
+import HTTPCore
 import Logging
 import ODataHTTP
 import ODataSerialization

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import ODataSerialization
 import ODataStore
 import ODataURI
@@ -57,7 +58,7 @@ extension ODataService {
         let error = LimitExceeded(.batchResponseBytes, value: limit, subject: "With this answer the $batch response would hold",
                                   advice: ran ? "Send this request again on its own or in another batch."
                                               : "This change set was not run; send it again in another batch.")
-        return response(answering: operation, with: errorResponse(ServiceError(error), request: httpRequest(for: operation, uri: operation.uri, outer: outer)))
+        return response(answering: operation, with: errorResponse(for: error, request: httpRequest(for: operation, uri: operation.uri, outer: outer)))
     }
 
     private func runQuery(_ operation: BatchOperation, outer: HTTPRequest) -> BatchOperationResponse {
@@ -67,7 +68,7 @@ extension ODataService {
             guard method == "GET" else { throw ServiceError.badRequest("Only GET may stand outside a change set.") }
             return response(answering: operation, with: try conditionalRead(context))
         } catch {
-            return response(answering: operation, with: errorResponse(ServiceError(failure: error), request: request))
+            return response(answering: operation, with: errorResponse(for: error, request: request))
         }
     }
 
@@ -87,7 +88,7 @@ extension ODataService {
                         let write = WriteContext(request: context, database: database, model: model, contentIDs: contentIDs)
                         answer = try performWrite(write, method: method)
                     } catch {
-                        throw ChangeSetFailure(response: response(answering: operation, with: errorResponse(ServiceError(failure: error), request: request)))
+                        throw ChangeSetFailure(response: response(answering: operation, with: errorResponse(for: error, request: request)))
                     }
                     if let id = operation.contentID, let location = answer.header("Location") {
                         contentIDs.record(contentID: id, location: location)
@@ -123,7 +124,7 @@ extension ODataService {
         } else {
             target = configuration.rootPath + "/" + uri
         }
-        return HTTPRequest(method: operation.method, target: target, headerFields: fields, body: operation.body)
+        return HTTPRequest(method: operation.method, target: target, headerFields: fields, body: operation.body, index: Self.headerIndex)
     }
 
     private func response(answering operation: BatchOperation, with response: HTTPResponse) -> BatchOperationResponse {

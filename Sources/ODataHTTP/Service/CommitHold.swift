@@ -1,3 +1,4 @@
+import HTTPCore
 import ODataStore
 
 /// Holds a write's response until the write's commit is decided (see `WriteGate`): a write is

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Cross-origin resource sharing, so that a browser application served from another origin
 /// (a SAPUI5 or plain JavaScript front end) can use the service. Off unless origins are allowed.
 enum CrossOrigin {

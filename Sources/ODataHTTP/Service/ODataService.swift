@@ -1,5 +1,6 @@
 import EDM
 import Foundation
+import HTTPCore
 import Logging
 import ODataSerialization
 import ODataStore
@@ -126,38 +127,20 @@ public final class ODataService: @unchecked Sendable {
     }
 
     private func respond(to request: HTTPRequest) -> HTTPResponse {
-        if let violation = request.framingViolation {
-            return errorResponse(ServiceError(violation), request: request)
+        if let condition = request.transportCondition {
+            return errorResponse(for: condition, request: request)
         }
         if request.method == "OPTIONS" {
             return CrossOrigin.preflight(request, allowedOrigins: configuration.allowedOrigins)
         }
         do {
             return try route(request)
-        } catch let error as ServiceError {
-            return errorResponse(error, request: request)
-        } catch let error as URIError {
-            return errorResponse(ServiceError(error), request: request)
-        } catch let error as LimitExceeded {
-            return errorResponse(ServiceError(error), request: request)
-        } catch let error as SQLiteError where error.isBusy {
-            return errorResponse(ServiceError(status: 503, code: "ServiceUnavailable",
-                                              message: "The database is busy; retry the request.", detail: error.description), request: request)
         } catch {
-            return errorResponse(.internalError(detail: String(describing: error)), request: request)
+            return errorResponse(for: error, request: request)
         }
     }
 
     private func route(_ request: HTTPRequest) throws -> HTTPResponse {
-        if request.method == "$TOO_LARGE" {
-            throw ServiceError(status: 413, code: "PayloadTooLarge", message: "The request body is larger than the limit of this service.")
-        }
-        if request.method == "$OUT_OF_BODY_ROOM" {
-            var error = ServiceError(status: 503, code: "ServiceUnavailable",
-                                     message: "The service is holding as many request bodies as it has memory for; retry the request shortly.")
-            error.headers = [("Retry-After", "1")]
-            throw error
-        }
         let (context, method) = try requestContext(for: request)
         switch method {
         case "GET", "HEAD":
@@ -230,27 +213,6 @@ public final class ODataService: @unchecked Sendable {
             (cache.host, cache.uris) = (host, uris)
             return uris
         }
-    }
-
-    func errorResponse(_ error: ServiceError, request: HTTPRequest) -> HTTPResponse {
-        if error.status >= 500 {
-            logger.error("\(request.method) \(request.target) -> \(error.status): \(error.detail ?? error.message)")
-        } else {
-            logger.debug("\(request.method) \(request.target) -> \(error.status): \(error.message)")
-        }
-        let ranges = ContentNegotiation.acceptedRanges(request.header(.accept))
-        let wantsXML = !ContentNegotiation.accepts(ranges, "application/json")
-            && (ContentNegotiation.accepts(ranges, "application/xml") || ranges.contains("application/atom+xml"))
-        var headers = error.headers + [("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
-        let body: [UInt8]
-        if wantsXML {
-            headers.insert(("Content-Type", "application/xml;charset=utf-8"), at: 0)
-            body = Array(ErrorSerializer.xml(code: error.code, message: error.message).utf8)
-        } else {
-            headers.insert(("Content-Type", "application/json;charset=utf-8"), at: 0)
-            body = ErrorSerializer.json(code: error.code, message: error.message)
-        }
-        return HTTPResponse(status: error.status, headers: headers, body: body)
     }
 }
 

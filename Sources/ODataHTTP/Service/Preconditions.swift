@@ -1,3 +1,4 @@
+import HTTPCore
 import ODataStore
 import ODataURI
 

@@ -1,5 +1,6 @@
 import EDM
 import Foundation
+import HTTPCore
 import ODataSerialization
 import ODataStore
 import ODataURI

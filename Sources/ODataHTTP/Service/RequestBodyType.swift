@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// The Content-Type a write body must have (415 otherwise): JSON for entities, properties and
 /// links (this service reads verbose JSON, not Atom), plain text for the raw `$value` of a
 /// non-binary property and bytes for a binary one. The body is read as UTF-8, so a charset

@@ -1,3 +1,4 @@
+import HTTPCore
 import ODataSerialization
 
 /// A serializer's document is sent from the buffer it was written to.

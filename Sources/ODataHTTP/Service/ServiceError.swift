@@ -1,7 +1,5 @@
-import ODataURI
-
-/// A failure that becomes an OData error response. The message is for the client; the detail,
-/// when there is one, goes to the log only.
+/// A failure of the service's own that becomes an OData error response (`ODataResponseError`).
+/// The message is for the client; the detail, when there is one, goes to the log only.
 public struct ServiceError: Error, CustomStringConvertible {
     public let status: Int
     public let code: String
@@ -27,27 +25,13 @@ public struct ServiceError: Error, CustomStringConvertible {
     }
     public static func notAcceptable(_ message: String) -> ServiceError { ServiceError(status: 406, code: "NotAcceptable", message: message) }
     public static func internalError(detail: String) -> ServiceError {
-        ServiceError(status: 500, code: "InternalError", message: "An error occurred while processing this request.", detail: detail)
+        ServiceError(status: 500, code: "InternalError", message: internalErrorMessage, detail: detail)
     }
 
-    init(_ error: URIError) {
-        switch error.kind {
-        case .badRequest: self.init(status: 400, code: "BadRequest", message: error.message)
-        case .notFound: self.init(status: 404, code: "NotFound", message: error.message)
-        case .methodNotAllowed: self.init(status: 405, code: "MethodNotAllowed", message: error.message)
-        case .notImplemented: self.init(status: 501, code: "NotImplemented", message: error.message)
-        }
-    }
+    /// What a client is told of a failure of the service's own; its detail goes to the log.
+    static let internalErrorMessage = "An error occurred while processing this request."
 
-    init(_ error: LimitExceeded) {
-        self.init(status: 400, code: "BadRequest", message: error.message)
-    }
-
-    init(_ violation: FramingViolation) {
-        switch violation {
-        case .unsupportedTransferCoding: self.init(status: violation.status, code: "NotImplemented", message: violation.message)
-        case .headTooLarge: self.init(status: violation.status, code: "RequestHeaderFieldsTooLarge", message: violation.message)
-        default: self.init(status: violation.status, code: "BadRequest", message: violation.message)
-        }
+    static func unsupportedMediaType(_ message: String) -> ServiceError {
+        ServiceError(status: 415, code: "UnsupportedMediaType", message: message)
     }
 }

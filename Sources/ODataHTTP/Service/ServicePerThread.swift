@@ -1,4 +1,5 @@
 import EDM
+import HTTPCore
 import Logging
 import ODataSerialization
 import ODataStore
@@ -51,9 +52,8 @@ public final class ServicePerThread: @unchecked Sendable {
             return try services.withValue { $0.handle(request) }
         } catch {
             // Only a model that no longer loads gets here; the one it was copied from did.
-            return HTTPResponse(status: 500, contentType: "application/json;charset=utf-8",
-                                body: ErrorSerializer.json(code: "InternalError", message: "The service could not start on this thread: \(error)"),
-                                headers: [("X-Content-Type-Options", "nosniff")])
+            return ODataService.errorDocument(ServiceError(status: 500, code: "InternalError", message: "The service could not start on this thread: \(error)"),
+                                              xml: false)
         }
     }
 }

@@ -1,4 +1,5 @@
 import EDM
+import HTTPCore
 import ODataSerialization
 import ODataStore
 

@@ -1,5 +1,6 @@
 import EDM
 import Foundation
+import HTTPCore
 import ODataSerialization
 import ODataStore
 import ODataURI
@@ -10,30 +11,26 @@ import ODataURI
 /// change sets the same way, one write each.
 extension ODataService {
     func write(_ context: RequestContext, method: String) throws -> HTTPResponse {
-        do {
-            if case .batch = context.info.resource {
-                guard method == "POST" else { throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST") }
-                return try batch(context)
-            }
-            // A create's body is checked and read before the write: writes run one at a time,
-            // so all that is done inside one is paid by each of them.
-            var payload: EntityPayload?
-            if method == "POST", case .entityCollection(let path) = context.info.resource {
-                payload = try createPayload(for: path, context)
-            }
-            var (response, commit) = try writeGate.write { database in
-                try performWrite(WriteContext(request: context, database: database, model: model, payload: payload), method: method)
-            }
-            let request = context.request
-            response.hold = CommitHold(commit: commit) { [self] failure in
-                var failed = errorResponse(ServiceError(failure: failure), request: request)
-                finish(&failed, for: request)
-                return failed
-            }
-            return response
-        } catch {
-            throw ServiceError(failure: error)
+        if case .batch = context.info.resource {
+            guard method == "POST" else { throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST") }
+            return try batch(context)
         }
+        // A create's body is checked and read before the write: writes run one at a time,
+        // so all that is done inside one is paid by each of them.
+        var payload: EntityPayload?
+        if method == "POST", case .entityCollection(let path) = context.info.resource {
+            payload = try createPayload(for: path, context)
+        }
+        var (response, commit) = try writeGate.write { database in
+            try performWrite(WriteContext(request: context, database: database, model: model, payload: payload), method: method)
+        }
+        let request = context.request
+        response.hold = CommitHold(commit: commit) { [self] failure in
+            var failed = errorResponse(for: failure, request: request)
+            finish(&failed, for: request)
+            return failed
+        }
+        return response
     }
 
     /// One write, inside the transaction (or savepoint) the caller opened on `context.database`.

@@ -13,8 +13,9 @@ public enum EntityTag {
     }
 
     /// `W/"<16 hex digits>"` for an entity whose `tagDigest` is `digest`, written in one
-    /// allocation. (An entity read's ETag header is spelled from the digest as it is sent,
-    /// `EntityTagValue.weak` in the HTTP layer, without a String.)
+    /// allocation. (An entity read's ETag header is spelled from the digest as it is sent, by
+    /// HTTPCore's `EntityTagValue.weak`, without a String: the two spellings must agree byte
+    /// for byte, which HTTPResponseTests checks.)
     public static func weakTag(_ digest: UInt64) -> String {
         String(unsafeUninitializedCapacity: weakTagLength) { buffer in
             writeWeakTag(of: digest, to: UnsafeMutableRawPointer(buffer.baseAddress!))

@@ -1,5 +1,6 @@
 import EDM
 import Foundation
+import HTTPCore
 import Logging
 @testable import ODataHTTP
 import ODataSerialization
@@ -40,6 +41,7 @@ final class TestGateway: @unchecked Sendable {
         logger.logLevel = .critical
         service = ServicePerThread(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
         var serverConfiguration = HTTPServer.Configuration()
+        serverConfiguration.configureForODataService()
         serverConfiguration.port = 0
         serverConfiguration.threads = 2
         serverConfiguration.maxBodySize = 64 * 1024

@@ -22,7 +22,7 @@ public enum FramingViolation: Sendable, Equatable {
     /// Host more than once.
     case repeatedHost
     /// A field value with a NUL, or a field folded over several lines: libmicrohttpd cuts a
-    /// value at its first NUL, so the service would act on a value the client did not send whole.
+    /// value at its first NUL, so the handler would act on a value the client did not send whole.
     case malformedField
     /// A request line and fields longer, or more fields, than the server accepts.
     case headTooLarge(maxBytes: Int, maxFields: Int)
@@ -173,12 +173,10 @@ extension HTTPServer {
 }
 
 extension HTTPServer {
-    /// Answers a request refused for its framing: the handler makes the response (an OData
-    /// error, logged as any other), and the connection ends with it where what follows the
-    /// head cannot be trusted to start a next request.
+    /// Answers a request refused for its framing (`request.transportCondition`): the handler
+    /// makes the response, and the connection ends with it where what follows the head cannot
+    /// be trusted to start a next request.
     func refuse(_ connection: OpaquePointer, _ violation: FramingViolation, _ request: HTTPRequest, _ state: RequestState) -> MHD_Result {
-        var request = request
-        request.framingViolation = violation
         var response = handler(request)
         if violation.closesConnection { response.headers.append(("Connection", "close")) }
         return respond(connection, response, state)

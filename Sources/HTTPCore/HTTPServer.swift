@@ -17,15 +17,17 @@ public final class HTTPServer: @unchecked Sendable {
         /// 0 picks a free port; `start()` returns the one bound.
         public var port: UInt16 = 8080
         public var threads = 2
-        /// Bodies larger than this are refused with 413 before they are read.
+        /// Bodies larger than this are not read: their requests reach the handler as
+        /// `TransportCondition.bodyTooLarge` (a 413).
         public var maxBodySize = 10 * 1024 * 1024
         /// A connection that sends nothing for this long is closed.
         public var connectionTimeoutSeconds: UInt32 = 30
-        /// Connections open at once; past it a new connection is answered 503 and closed, and the
-        /// open ones are served as before.
+        /// Connections open at once; past it a new connection is answered `refusalAtLimit` (a
+        /// 503) and closed, and the open ones are served as before.
         public var connectionLimit: UInt32 = 1024
         /// Connections open at once from one client address (0: no such limit); past it a new
-        /// one is answered 429 and closed, so that one client cannot take every connection.
+        /// one is answered `refusalPerAddress` (a 429) and closed, so that one client cannot take
+        /// every connection.
         public var connectionsPerAddressLimit: UInt32 = 256
         /// A request head (request line and header fields) not complete this long after its
         /// connection opened, or after the connection's previous response, closes the
@@ -35,21 +37,32 @@ public final class HTTPServer: @unchecked Sendable {
         /// The bytes that all buffered request bodies together may hold (`BodyMemoryBudget`).
         public var bodyMemoryBudget = 64 * 1024 * 1024
         /// libmicrohttpd's per-connection memory for the request line and headers. It zeroes
-        /// the pool between requests, so a larger pool costs on every request; 16 KiB holds the
-        /// longest URI the service accepts (8 KiB) and its headers. A request head beyond it is
-        /// refused by libmicrohttpd itself with 414.
+        /// the pool between requests, so a larger pool costs on every request; 16 KiB holds a
+        /// URI of 8 KiB and its headers. A request head beyond it is refused by libmicrohttpd
+        /// itself with 414.
         public var connectionMemory = 16 * 1024
         /// The longest request line and header fields, and the most fields, the server takes;
-        /// past either the answer is an OData 431. Below what `connectionMemory` holds with
-        /// room for a response (libmicrohttpd keeps each field's record, about 56 bytes, in it
-        /// too; measured with 0.9.75: 11 KiB in 64 fields still fit, 12 KiB did not), so that
-        /// libmicrohttpd's own page (431, or 414 for a request line) answers only heads beyond
-        /// about 15 KiB.
+        /// past either the handler is handed `TransportCondition.framing(.headTooLarge)` (a
+        /// 431). Below what `connectionMemory` holds with room for a response (libmicrohttpd
+        /// keeps each field's record, about 56 bytes, in it too; measured with 0.9.75: 11 KiB in
+        /// 64 fields still fit, 12 KiB did not), so that libmicrohttpd's own page (431, or 414
+        /// for a request line) answers only heads beyond about 15 KiB.
         public var maxHeadSize = 10 * 1024
         public var maxHeaderFields = 64
         /// Whether requests carry their client's address (`HTTPRequest.clientAddress`), for an
         /// access log: off, no request pays for finding and formatting it.
         public var recordsClientAddress = false
+        /// The header fields the handler reads for most requests, found once per connection's
+        /// fields (`HTTPRequest.header(slot:name:)`).
+        public var headerIndex = HeaderIndex.none
+        /// The answers to a connection refused at `connectionLimit` and past
+        /// `connectionsPerAddressLimit`, before its request is read. Each is sent as it is, with
+        /// `Connection: close` and its Content-Length, in one write that may be lost: the close
+        /// is what matters, so keep them short.
+        public var refusalAtLimit = HTTPResponse(status: 503, headers: [("Content-Type", "text/plain;charset=utf-8"), ("Retry-After", "1")],
+                                                 body: Array("The server has no room for another connection; retry shortly.\n".utf8))
+        public var refusalPerAddress = HTTPResponse(status: 429, headers: [("Content-Type", "text/plain;charset=utf-8"), ("Retry-After", "1")],
+                                                    body: Array("This client address has too many connections open; retry when one closes.\n".utf8))
 
         public init() {}
     }
@@ -123,6 +136,16 @@ public final class HTTPServer: @unchecked Sendable {
         guard admitted == 0 else {
             cmhd_listener_close(listener)
             throw StartError(description: "cannot track connections (\(String(cString: strerror(admitted))))")
+        }
+        let atLimit = configuration.refusalAtLimit.closingBytes, perAddress = configuration.refusalPerAddress.closingBytes
+        let kept = atLimit.withUnsafeBytes { atLimit in
+            perAddress.withUnsafeBytes { perAddress in
+                cmhd_listener_refusals(listener, atLimit.baseAddress, atLimit.count, perAddress.baseAddress, perAddress.count)
+            }
+        }
+        guard kept == 0 else {
+            cmhd_listener_close(listener)
+            throw StartError(description: "cannot keep the refusals of connections (\(String(cString: strerror(kept))))")
         }
         // Connections are told about from the daemons' threads, which start below.
         self.listener = listener
@@ -292,18 +315,18 @@ final class RequestState {
     /// three fields cost about 340 instructions more (callgrind).
     @exclusivity(unchecked) var receivedFields: [(nameCount: Int, bytes: [UInt8])] = []
     @exclusivity(unchecked) var fieldCount = 0
-    /// `KnownHeader.positions(in: headerFields)`, found again only when a field changed.
-    @exclusivity(unchecked) var knownFields = KnownHeader.positions(in: [])
+    /// `HeaderIndex.positions(in: headerFields)`, found again only when a field changed.
+    @exclusivity(unchecked) var knownFields = HeaderIndex.none.positions(in: [])
     @exclusivity(unchecked) var fieldsChanged = false
     /// The checks of the fields, found again when they changed, and of the head's bytes.
     @exclusivity(unchecked) var fieldFraming = FieldFraming(fields: [])
     @exclusivity(unchecked) var headCheck = HeadCheck()
     @exclusivity(unchecked) var body: [UInt8] = []
-    @exclusivity(unchecked) var tooLarge = false
     /// The room `body` holds in the process's body budget; given back when the request is over.
     @exclusivity(unchecked) var bodyReservation = 0
-    /// The body found no room in the budget: it is not kept, and the request is answered 503.
-    @exclusivity(unchecked) var outOfBodyRoom = false
+    /// The body was too large, or found no room in the budget: it is not kept, and the handler
+    /// is told why.
+    @exclusivity(unchecked) var bodyRefusal: TransportCondition?
     /// The connection's socket, by which the listener knows it.
     @exclusivity(unchecked) var socket: Int32 = -1
     /// The response of a parked connection, once its hold is released.
@@ -327,8 +350,7 @@ final class RequestState {
         started = false
         fieldCount = 0
         fieldsChanged = false
-        tooLarge = false
-        outOfBodyRoom = false
+        bodyRefusal = nil
     }
 
     /// Makes room for `count` body bytes in all, in `budget`: the whole declared length at once,
@@ -379,22 +401,25 @@ final class RequestState {
         return memcmp(start, base, bytes.count) == 0
     }
 
-    /// Ends the collection of the request's fields.
-    func fieldsCollected() {
+    /// Ends the collection of the request's fields, finding those of the server's index again
+    /// if they changed (only then is the index touched: the server, and the index's storage, are
+    /// shared by every worker thread).
+    func fieldsCollected(for server: HTTPServer) {
         if fieldCount < headerFields.count {
             headerFields.removeLast(headerFields.count - fieldCount)
             receivedFields.removeLast(receivedFields.count - fieldCount)
             fieldsChanged = true
         }
         if fieldsChanged {
-            knownFields = KnownHeader.positions(in: headerFields)
+            knownFields = server.configuration.headerIndex.positions(in: headerFields)
             fieldFraming = FieldFraming(fields: headerFields)
         }
     }
 
-    func request(method: String, clientAddress: String?) -> HTTPRequest {
+    func request(method: String, clientAddress: String?, condition: TransportCondition? = nil) -> HTTPRequest {
         var request = HTTPRequest(method: method, targetBytes: targetBytes, headerFields: headerFields, knownFields: knownFields, body: body)
         request.clientAddress = clientAddress
+        request.transportCondition = condition
         return request
     }
 }
@@ -503,20 +528,24 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         server.headArrived(socket: state.socket)
         state.headCheck.begin()
         MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
-        state.fieldsCollected()
+        state.fieldsCollected(for: server)
         if let violation = server.framingViolation(connection, method: method, version: version,
                                                    fields: state.fieldFraming, head: &state.headCheck) {
-            return server.refuse(connection, violation, state.request(method: method.map(methodName(_:)) ?? "GET", clientAddress: server.clientAddress(connection)), state)
+            return server.refuse(connection, violation, state.request(method: methodName(method), clientAddress: server.clientAddress(connection),
+                                                                      condition: .framing(violation)), state)
         }
-        let lengthField = Int(state.knownFields[KnownHeader.contentLength.rawValue])
-        if lengthField != Int(KnownHeader.absent), let length = Int(state.headerFields[lengthField].value), length > 0 {
-            if length > server.configuration.maxBodySize {
-                return server.respond(connection, server.handler(state.request(method: "$TOO_LARGE", clientAddress: server.clientAddress(connection))), state)
+        let lengthField = Int(state.knownFields[HeaderIndex.contentLengthSlot])
+        if lengthField < Int(HeaderIndex.unindexed), let length = Int(state.headerFields[lengthField].value), length > 0 {
+            let limit = server.configuration.maxBodySize
+            if length > limit {
+                let request = state.request(method: methodName(method), clientAddress: server.clientAddress(connection), condition: .bodyTooLarge(limit: limit))
+                return server.respond(connection, server.handler(request), state)
             }
             // The declared body's room is taken before a byte of it is read, and its storage
             // made once rather than doubled as it arrives.
             guard state.reserveBody(length, in: server.bodyBudget, limit: length) else {
-                return server.respond(connection, server.handler(state.request(method: "$OUT_OF_BODY_ROOM", clientAddress: server.clientAddress(connection))), state)
+                let request = state.request(method: methodName(method), clientAddress: server.clientAddress(connection), condition: .bodyMemoryExhausted)
+                return server.respond(connection, server.handler(request), state)
             }
             state.body.reserveCapacity(length)
         }
@@ -525,23 +554,24 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
     if uploadSize.pointee > 0 {
         let size = uploadSize.pointee
         if state.body.count + size > server.configuration.maxBodySize {
-            state.tooLarge = true
+            state.bodyRefusal = .bodyTooLarge(limit: server.configuration.maxBodySize)
             state.releaseBody(to: server.bodyBudget)
-        } else if let uploadData, !state.tooLarge, !state.outOfBodyRoom {
+        } else if let uploadData, state.bodyRefusal == nil {
             if state.reserveBody(state.body.count + size, in: server.bodyBudget, limit: server.configuration.maxBodySize) {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
                     state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
                 }
             } else {
-                state.outOfBodyRoom = true
+                state.bodyRefusal = .bodyMemoryExhausted
                 state.releaseBody(to: server.bodyBudget)
             }
         }
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
-    let methodName = state.tooLarge ? "$TOO_LARGE" : state.outOfBodyRoom ? "$OUT_OF_BODY_ROOM" : method.map(methodName(_:)) ?? "GET"
-    let response = server.handler(state.request(method: methodName, clientAddress: server.clientAddress(connection)))
+    let request = state.request(method: methodName(method), clientAddress: server.clientAddress(connection),
+                                condition: state.bodyRefusal)
+    let response = server.handler(request)
     // The handler has read the body: its room goes back now, not when the response is sent.
     if state.bodyReservation > 0 { state.releaseBody(to: server.bodyBudget) }
     return server.respond(connection, response, state)
@@ -549,6 +579,7 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
 
 /// The request's method as a String; GET, by far the most frequent, as a literal, which costs no
 /// copy of the C string (about 200 instructions a request, callgrind).
-private func methodName(_ method: UnsafePointer<CChar>) -> String {
-    strcmp(method, "GET") == 0 ? "GET" : String(cString: method)
+private func methodName(_ method: UnsafePointer<CChar>?) -> String {
+    guard let method else { return "GET" }
+    return strcmp(method, "GET") == 0 ? "GET" : String(cString: method)
 }

@@ -2,7 +2,8 @@ import Synchronization
 
 /// The bytes that buffered request bodies may hold across the whole process. A body takes its
 /// room before it is read (its Content-Length), or as it grows (a chunked body), and gives it
-/// back when its request is over; a body that finds no room is answered 503 without being kept.
+/// back when its request is over; a body that finds no room is not kept, and its request reaches
+/// the handler as `TransportCondition.bodyMemoryExhausted`.
 /// One slow client per connection could otherwise hold the process's memory a body at a time.
 final class BodyMemoryBudget: Sendable {
     let capacity: Int

@@ -1,12 +1,12 @@
 /// Case folding for header names, which are ASCII: without Unicode case mapping and, for
 /// comparisons, without allocating. Header lookups run several times on every request.
-enum ASCIICase {
-    static func lowercased(_ text: String) -> String {
+public enum ASCIICase {
+    public static func lowercased(_ text: String) -> String {
         var text = text
         return text.withUTF8 { lowercased($0) }
     }
 
-    static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    public static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (index, byte) in bytes.enumerated() {
                 buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
@@ -15,7 +15,7 @@ enum ASCIICase {
         }
     }
 
-    static func equalIgnoringCase(_ left: String, _ right: String) -> Bool {
+    public static func equalIgnoringCase(_ left: String, _ right: String) -> Bool {
         guard left.utf8.count == right.utf8.count else { return false }
         // Read in place: `withUTF8` on a `var` copy cost a retain and release of each string.
         if let equal = right.utf8.withContiguousStorageIfAvailable({ equalIgnoringCase(left, $0) }) { return equal }

@@ -76,6 +76,31 @@ public struct HTTPResponse: Sendable {
     public var allHeaders: [(String, String)] { etag.map { headers + [("ETag", $0)] } ?? headers }
 }
 
+extension HTTPResponse {
+    /// The response as bytes on the wire, ending its connection: for an answer sent before a
+    /// request was read, where libmicrohttpd does not send it (`HTTPServer.Configuration.refusalAtLimit`).
+    var closingBytes: [UInt8] {
+        var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(status))\r\n"
+        for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
+        head += "Connection: close\r\nContent-Length: \(bodyCount)\r\n\r\n"
+        return Array(head.utf8) + body
+    }
+
+    /// The reason phrase of the statuses a server answers before a request is read; others
+    /// have none (RFC 9112 section 4 allows it empty).
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 408: "Request Timeout"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: ""
+        }
+    }
+}
+
 /// A body in storage of its own (a serializer's buffer), which the server lends to
 /// libmicrohttpd as it is. The storage must not change, and stays alive as long as the object.
 public protocol LentBody: AnyObject, Sendable {
