@@ -1,3 +1,4 @@
+import CSDL
 import EDM
 import Foundation
 import ODataSerialization
@@ -30,5 +31,24 @@ import Testing
         } catch {
             #expect(error.kind == .badRequest)
         }
+    }
+
+    /// Foundation's XMLParser traps on an element name that is not UTF-8.
+    @Test func edmxThatIsNotUTF8() throws {
+        let declared = Array(#"<?xml version="1.0" encoding="utf-8"?>"#.utf8) + [0x0A]
+        for document in [[0x3C, 0xFF, 0xFF, 0xFF, 0xFF], declared + [0x3C, 0x65, 0xC3, 0x28, 0x2F, 0x3E]] as [[UInt8]] {
+            let error = #expect(throws: CSDLReadError.self) { try CSDLReader.read(data: Data(document)) }
+            #expect(error?.description.contains("not UTF-8") == true)
+        }
+    }
+
+    /// The check above leaves a document in another encoding, announced by its byte-order mark,
+    /// to the XML parser.
+    @Test func edmxInUTF16StillReads() throws {
+        let text = try String(contentsOf: TestGateway.carDealerSchema, encoding: .utf8)
+            .replacingOccurrences(of: #"encoding="utf-8""#, with: #"encoding="utf-16""#)
+        let document = try #require(text.data(using: .utf16))  // with a byte-order mark
+        let model = try ModelLoader.load(CSDLReader.read(data: document))
+        #expect(model.entitySet(named: "Person") != nil)
     }
 }
