@@ -73,3 +73,20 @@ let package = Package(
         ], exclude: ["Fixtures"]),
     ]
 )
+
+// Fuzz targets (Fuzz/, run by scripts/fuzz), declared only when CARDEALER_FUZZ=1: a fuzz target
+// has no main of its own and links only with `-sanitize=fuzzer`, which the normal build lacks.
+if Context.environment["CARDEALER_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzURI", ["ODataURI", "EDM"]),
+        ("FuzzFilter", ["ODataURI", "EDM"]),
+        ("FuzzJSON", ["ODataSerialization", "EDM"]),
+        ("FuzzBatch", ["ODataHTTP"]),
+        ("FuzzEDMX", ["CSDL", "EDM"]),
+        ("FuzzSelfCheck", []),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
+                                                 path: "Fuzz/\(target.name)"))
+    }
+}

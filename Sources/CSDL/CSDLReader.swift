@@ -17,6 +17,7 @@ public enum CSDLReader {
     }
 
     public static func read(data: Data) throws -> CSDLDocument {
+        try requireUTF8(data)
         let parser = XMLParser(data: data)
         let handler = CSDLParseHandler()
         parser.shouldProcessNamespaces = true
@@ -30,6 +31,24 @@ public enum CSDLReader {
         }
         guard handler.sawEdmx else { throw CSDLReadError(message: "no edmx:Edmx root element", line: 0) }
         return handler.document
+    }
+
+    /// Foundation's XMLParser traps on a name whose bytes are not UTF-8 (libxml2 passes them
+    /// through and Foundation force-unwraps the String it makes of them), so a document that
+    /// claims no other encoding by a byte-order mark must be UTF-8 before it reaches the parser.
+    private static func requireUTF8(_ data: Data) throws(CSDLReadError) {
+        let byteOrderMarks: [[UInt8]] = [[0xFE, 0xFF], [0xFF, 0xFE], [0x00, 0x00, 0xFE, 0xFF]]
+        if byteOrderMarks.contains(where: { data.starts(with: $0) }) { return }
+        var bytes = data.makeIterator()
+        var decoder = UTF8()
+        var line = 1
+        while true {
+            switch decoder.decode(&bytes) {
+            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
+            case .emptyInput: return
+            case .error: throw CSDLReadError(message: "not well-formed XML: the document is not UTF-8 text", line: line)
+            }
+        }
     }
 }
 

@@ -192,7 +192,8 @@ public enum LiteralParser {
             }
         }
         guard number.isEmpty, sawComponent else { return nil }
-        let ms = Int64(total.rounded())
+        // Nil rather than a trap when the components add up past Int64 (or to infinity).
+        guard let ms = Int64(exactly: total.rounded()) else { return nil }
         return negative ? -ms : ms
     }
 

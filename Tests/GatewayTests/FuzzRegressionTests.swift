@@ -1,0 +1,54 @@
+import CSDL
+import EDM
+import Foundation
+import ODataSerialization
+import ODataURI
+import Testing
+
+/// Inputs that scripts/fuzz found crashing the gateway's parsers, each fed through the parser's
+/// public API: every one must now be refused with the parser's own error, not trap.
+@Suite struct FuzzRegressionTests {
+    static let inventory = try! ModelLoader.load(contentsOf: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"))
+    var item: EntityType { Self.inventory.entitySet(named: "Items")!.entityType }
+
+    /// An Edm.Time whose duration adds up past Int64 milliseconds (or to infinity) trapped in the
+    /// conversion from Double, in request bodies and in URI literals alike.
+    @Test(arguments: ["P66666666666T13019M30.20S", "PT99999999999999999999H", "PT" + String(repeating: "9", count: 400) + "S"])
+    func durationPastInt64InABody(_ duration: String) throws {
+        let deserializer = EntityDeserializer(serviceRoot: "http://host/CarDealer.svc/")
+        let body = #"{"Label":"L","PickTime":"\#(duration)"}"#
+        #expect(throws: PayloadError.self) { try deserializer.entity(from: Array(body.utf8), of: item) }
+    }
+
+    /// The URI's literals share that reading; a skip token is where a time'…' of any length
+    /// reaches it.
+    @Test(arguments: ["P66666666666T13019M30.20S", "PT99999999999999999999H", "-PT" + String(repeating: "9", count: 400) + "S"])
+    func durationPastInt64InASkipToken(_ duration: String) throws {
+        let parser = UriParser(model: Self.inventory)
+        do throws(URIError) {
+            _ = try parser.parse(path: "Items", query: "$orderby=PickTime&$skiptoken=time'\(duration)',1L")
+            Issue.record("time'\(duration)' was accepted")
+        } catch {
+            #expect(error.kind == .badRequest)
+        }
+    }
+
+    /// Foundation's XMLParser traps on an element name that is not UTF-8.
+    @Test func edmxThatIsNotUTF8() throws {
+        let declared = Array(#"<?xml version="1.0" encoding="utf-8"?>"#.utf8) + [0x0A]
+        for document in [[0x3C, 0xFF, 0xFF, 0xFF, 0xFF], declared + [0x3C, 0x65, 0xC3, 0x28, 0x2F, 0x3E]] as [[UInt8]] {
+            let error = #expect(throws: CSDLReadError.self) { try CSDLReader.read(data: Data(document)) }
+            #expect(error?.description.contains("not UTF-8") == true)
+        }
+    }
+
+    /// The check above leaves a document in another encoding, announced by its byte-order mark,
+    /// to the XML parser.
+    @Test func edmxInUTF16StillReads() throws {
+        let text = try String(contentsOf: TestGateway.carDealerSchema, encoding: .utf8)
+            .replacingOccurrences(of: #"encoding="utf-8""#, with: #"encoding="utf-16""#)
+        let document = try #require(text.data(using: .utf16))  // with a byte-order mark
+        let model = try ModelLoader.load(CSDLReader.read(data: document))
+        #expect(model.entitySet(named: "Person") != nil)
+    }
+}
