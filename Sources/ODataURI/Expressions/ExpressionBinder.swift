@@ -206,7 +206,7 @@ struct ExpressionBinder {
     private func decimalLiteral(_ expression: BoundExpression, _ text: String?) -> BoundExpression? {
         guard case .literal(let value, let type?) = expression, type.isNumeric, !value.isNull, let text,
               !text.hasSuffix("INF"),
-              let decimal = try? LiteralText(diagnostics: diagnostics, position: 0).decimalText(text) else { return nil }
+              let decimal = LiteralGrammar.decimalText(text) else { return nil }
         return .literal(.decimal(decimal), .decimal)
     }
 
@@ -231,7 +231,7 @@ struct ExpressionBinder {
         case (.integer(let number), .decimal): return .decimal(String(number))
         case (.double, .double), (.double, .single): return value
         case (.double(let number), .decimal) where number.isFinite:
-            if let numericText, let text = try? LiteralText(diagnostics: diagnostics, position: 0).decimalText(numericText) {
+            if let numericText, let text = LiteralGrammar.decimalText(numericText) {
                 return .decimal(text)
             }
             return .decimal(String(number))
