@@ -68,6 +68,24 @@ enum LiteralGrammar {
         return value.description
     }
 
+    /// A number's value in a wider numeric type, as `$filter`'s promotion and a key of a wider
+    /// type take it (a number re-read as a Decimal from `numericText`, its digits as written);
+    /// nil where the conversion is no widening (truncation toward an integral type,
+    /// non-finite to Decimal).
+    static func widened(_ value: EDMValue, numericText: String?, to target: PrimitiveType) -> EDMValue? {
+        switch (value, target) {
+        case (.null, _): return .null
+        case (.integer, _) where target.isIntegral: return value
+        case (.integer(let number), .double), (.integer(let number), .single): return .double(Double(number))
+        case (.integer(let number), .decimal): return .decimal(String(number))
+        case (.double, .double), (.double, .single): return value
+        case (.double(let number), .decimal) where number.isFinite:
+            return .decimal(numericText.flatMap(decimalText) ?? String(number))
+        case (.decimal(let text), .double), (.decimal(let text), .single): return Double(text).map(EDMValue.double)
+        default: return nil
+        }
+    }
+
     // MARK: Prefixed literals
 
     static func prefixed(_ prefix: String, _ text: String) throws(Invalid) -> ExpressionLiteral {

@@ -4,55 +4,22 @@ import EDM
 /// scanner and grammar as `$filter` (`ExpressionLexer`, `LiteralGrammar`): a text is the same
 /// literal, or the same error, wherever it is written.
 public enum LiteralParser {
-    /// The value of type `type` that `text` stands for: a literal of that type, or one that
-    /// converts to it without loss (an integer into any integer type whose range holds it, or
-    /// into a floating-point or decimal type; a number of another form into Double, Single or
-    /// Decimal). Errors name the literal and the type it failed to be.
-    public static func parse(_ text: String, as type: PrimitiveType) throws(URIError) -> EDMValue {
-        let literal: ExpressionLiteral?
-        do {
-            literal = try scan(text)
-        } catch {
-            throw .badRequest("'\(text)' is not a valid \(type.name) literal: \(error.message)")
-        }
-        guard let literal else { return .null }
-        guard let value = value(of: literal, as: type) else {
-            throw .badRequest("'\(text)' is not a valid \(type.name) literal: it is of type \(literal.type.name)")
-        }
-        return value
-    }
-
     /// The literal that `text` is, whole, typed by its form (`5` Int32, `5L` Int64,
     /// `datetime'…'` DateTime, …); nil for `null`. No space may surround it.
     static func scan(_ text: String) throws(URIError) -> ExpressionLiteral? {
         try ExpressionLexer.literal(text)
     }
 
-    /// `literal` as a value of `type`, or nil when it cannot be one without loss.
+    /// `literal` as a value of `type` (a key's), or nil when it cannot be one without loss: a
+    /// literal of that type; an integer into any integer type whose range holds it, or into a
+    /// floating-point or decimal type; another number into Double, Single or Decimal.
     static func value(of literal: ExpressionLiteral, as type: PrimitiveType) -> EDMValue? {
-        let value = literal.value
-        if literal.type == type { return value }
-        switch type {
-        case .byte, .sByte, .int16, .int32, .int64:
-            guard literal.type.isIntegral, case .integer(let number) = value, IntegerArithmetic.fits(number, in: type) else { return nil }
-            return value
-        case .double, .single:
-            switch value {
-            case .integer(let number): return .double(Double(number))
-            case .double: return value
-            case .decimal(let text): return Double(text).map(EDMValue.double)
-            default: return nil
-            }
-        case .decimal:
-            switch value {
-            case .integer(let number): return .decimal(String(number))
-            case .double(let number) where number.isFinite:
-                return .decimal(literal.numericText.flatMap(LiteralGrammar.decimalText) ?? String(number))
-            default: return nil
-            }
-        default:
-            return nil
+        if literal.type == type { return literal.value }
+        if type.isIntegral {
+            guard literal.type.isIntegral, case .integer(let number) = literal.value, IntegerArithmetic.fits(number, in: type) else { return nil }
+            return literal.value
         }
+        return LiteralGrammar.widened(literal.value, numericText: literal.numericText, to: type)
     }
 
     /// `[+-]digits[.digits]`, with `[(e|E)[+-]digits]` when `allowExponent`; `.5` and `5.` count.

@@ -4,7 +4,7 @@ import EDM
 /// the token's literal must be able to stand for. The service writes order-by values in their
 /// storage form (`5L` for Integers, Booleans and instants, `2.5d` for Decimals and Doubles,
 /// quoted text for Guids), and keys as literals that a key predicate would read the same
-/// (`LiteralParser.parse(_:as:)`). A value of another kind would position the page nowhere and
+/// (`LiteralParser.value(of:as:)`). A value of another kind would position the page nowhere and
 /// answer an empty or a first page, so it is a 400.
 enum SkipTokenValue: CustomStringConvertible {
     /// An `$orderby` term of the type (nil for the untyped `null`); null is one of its values.
