@@ -336,20 +336,30 @@ import Testing
                 #expect(read.status == 200, "GET \(uri): \(read.text.prefix(300))")
                 #expect(((try? read.d() as? [String: Any])?["Label"] as? String) == "\(id)", "GET \(uri)")
             }
-            var target = set
-            var paged: [String] = []
-            for _ in 0...ids.count {
-                let response = try gateway.get(target)
-                #expect(response.status == 200, "GET \(target): \(response.text.prefix(300))")
-                guard let page = try? response.d() else { break }
-                let object = page as? [String: Any]
-                let entities = (object?["results"] ?? page) as? [[String: Any]] ?? []
-                paged += entities.compactMap { ($0["__metadata"] as? [String: Any])?["uri"] as? String }
-                guard let next = object?["__next"] as? String else { break }
-                target = String(next.dropFirst(gateway.root.count))
+            // Keyed by the key alone, and by an $orderby term too, whose value the token
+            // carries in its storage form (Binary cannot be ordered).
+            for target in [set, set + (set == "Binaries" ? "?$orderby=Label%20desc" : "?$orderby=Id%20desc")] {
+                let paged = try pages(from: target, of: gateway, atMost: ids.count + 1)
+                #expect(paged.count == ids.count && Set(paged) == Set(created), "\(target): paged \(paged), created \(created)")
             }
-            #expect(paged.count == ids.count && Set(paged) == Set(created), "\(set): paged \(paged), created \(created)")
         }
+    }
+
+    /// The `__metadata.uri` of each entity of `target` and of the pages its next links lead to.
+    private func pages(from target: String, of gateway: TestGateway, atMost limit: Int) throws -> [String] {
+        var target = target
+        var uris: [String] = []
+        for _ in 0..<limit {
+            let response = try gateway.get(target)
+            #expect(response.status == 200, "GET \(target): \(response.text.prefix(400))")
+            guard let page = try? response.d() else { break }
+            let object = page as? [String: Any]
+            let entities = (object?["results"] ?? page) as? [[String: Any]] ?? []
+            uris += entities.compactMap { ($0["__metadata"] as? [String: Any])?["uri"] as? String }
+            guard let next = object?["__next"] as? String else { break }
+            target = String(next.dropFirst(gateway.root.count))
+        }
+        return uris
     }
 
     // MARK: Helpers
