@@ -270,7 +270,7 @@ import Testing
         ("Int32s", .integer(Int64(Int32.min))), ("Int32s", .integer(0)), ("Int32s", .integer(Int64(Int32.max))),
         ("Int64s", .integer(Int64.min)), ("Int64s", .integer(Int64.max)),
         ("Doubles", .double(1.5)), ("Doubles", .double(0.1)), ("Doubles", .double(-0.0)), ("Doubles", .double(1e-05)),
-        ("Doubles", .double(1e300)), ("Doubles", .double(5e-324)), ("Doubles", .double(.greatestFiniteMagnitude)),
+        ("Doubles", .double(1e300)), ("Doubles", .double(.leastNonzeroMagnitude)), ("Doubles", .double(.greatestFiniteMagnitude)),
         ("Doubles", .double(.infinity)), ("Doubles", .double(-.infinity)),
         ("Singles", .double(0.1)), ("Singles", .double(1.5)), ("Singles", .double(Double(Float.greatestFiniteMagnitude))),
         ("Singles", .double(.infinity)),

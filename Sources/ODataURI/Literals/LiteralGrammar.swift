@@ -3,9 +3,22 @@ import Foundation
 
 /// The grammar of URI literals (MS-ODATA 2.2.2), the one that key predicates, skip tokens and
 /// `$filter` all read with: `ExpressionLexer` finds where a literal ends, this reads what it
-/// says. Numbers with their type suffixes, and the prefixed forms `datetime'…'`,
-/// `datetimeoffset'…'`, `time'…'`, `guid'…'`, `X'…'` and `binary'…'` (prefixes in any case,
-/// as WCF Data Services and Olingo read them).
+/// says. Prefixes are read in any case, as WCF Data Services and Olingo read them.
+///
+/// | type | accepted | refused |
+/// |---|---|---|
+/// | Boolean | `true` `false` | `1` `0` (Int32 literals, as in `$filter`), `True` |
+/// | Int32 (and the smaller integers) | `-5` `007` | `+5`, a fraction |
+/// | Int64 | `5L` `5l`, `5` where the type is known | a fraction or exponent with `L` |
+/// | Double | `1.5` `1.5d` `1E2` `-2.5e+2d` `INF` `-INF` | `NaN` (SQLite has none), `.5`, `5.` |
+/// | Single | `1.5f`, kept as written (the store holds doubles) | beyond the Single range |
+/// | Decimal | `1.5M` `1.50m` `12M`, exact digits, an exponent | — |
+/// | String | `'it''s'` (a quote doubled) | an unclosed quote |
+/// | Guid | `guid'dddddddd-dddd-dddd-dddd-dddddddddddd'` | other shapes |
+/// | DateTime | `datetime'yyyy-mm-ddThh:mm[:ss[.fffffff]][Z]'`, `datetime'yyyy-mm-dd'` (WCF) | an offset other than Z |
+/// | DateTimeOffset | `datetimeoffset'yyyy-mm-ddThh:mm[:ss[.fffffff]]Z'`, or `±hh:mm` for `Z` | no offset, beyond ±14:00 |
+/// | Time | `time'PnDTnHnMn.nS'` (dayTimeDuration), `time'hh:mm[:ss[.fff]]'` | years, months, a fraction but on seconds |
+/// | Binary | `X'0AFF'` `binary'0aff'` `X''` | an odd number of digits |
 ///
 /// Times carry at most seven fractional digits (.NET ticks), but the service keeps
 /// milliseconds: a literal whose digits beyond the third are not zero is refused rather than
