@@ -178,20 +178,25 @@ public struct UriParser: Sendable {
         if let text = raw[.skip] { options.skip = try parseCount(text, name: "$skip") }
         if let text = raw[.skiptoken] {
             guard !text.isEmpty else { throw .badRequest("$skiptoken is empty") }
-            var values: [EDMValue] = []
+            var literals: [ExpressionLiteral?] = []
             for part in LiteralParser.splitOutsideQuotes(Substring(text)) {
                 do {
-                    values.append(try LiteralParser.parseUntyped(String(part)))
+                    literals.append(try LiteralParser.scan(String(part)))
                 } catch {
-                    throw .badRequest("$skiptoken '\(text)' is not valid: '\(part)' is not a literal")
+                    throw .badRequest("$skiptoken '\(text)' is not valid: '\(part)' is not a literal (\(error.message))")
                 }
             }
-            guard values.count == options.orderBy.count + type.keyProperties.count else {
+            guard literals.count == options.orderBy.count + type.keyProperties.count else {
                 throw .badRequest("$skiptoken '\(text)' does not match this query: it needs \(options.orderBy.count + type.keyProperties.count) value(s)")
             }
             let expected = options.orderBy.map { SkipTokenValue.orderBy($0.expression.type) } + type.keyProperties.map { SkipTokenValue.key($0.type) }
-            for (value, slot) in zip(values, expected) where !slot.admits(value) {
-                throw .badRequest("$skiptoken '\(text)' does not match this query: \(LiteralFormatter.literal(value, type: .string)) cannot be \(slot)")
+            var values: [EDMValue] = []
+            for (literal, slot) in zip(literals, expected) {
+                guard let value = slot.value(of: literal) else {
+                    let written = literal.map { LiteralFormatter.literal($0.value, type: $0.type) } ?? "null"
+                    throw .badRequest("$skiptoken '\(text)' does not match this query: \(written) cannot be \(slot)")
+                }
+                values.append(value)
             }
             options.skipToken = values
         }

@@ -141,12 +141,15 @@ import Testing
     /// Integer keys in every form the literal grammar allows keep their values.
     @Test func integerKeysKeepTheirValues() throws {
         let cache = ParseCache<Void>()
-        for (text, value) in [("1", 1), ("007", 7), ("+8", 8), ("2147483647", 2147483647), ("personID=9", 9)] {
+        for (text, value) in [("1", 1), ("007", 7), ("8L", 8), ("2147483647", 2147483647), ("personID=9", 9)] {
             let info = try cache.info(for: "Person(\(text))") { () throws(URIError) in try parse("Person(\(text))") }
             guard case .entity(let path) = info.resource else { Issue.record("Person(\(text)) is not an entity"); return }
             #expect(path.segments[0].key == [.integer(Int64(value))], "Person(\(text))")
         }
         #expect(cache.shapeCount == 1)
+        // MS-ODATA's sign is "-" or nothing: a plus is refused in a kept shape as by the parser.
+        #expect(throws: URIError.self) { try cache.info(for: "Person(+8)") { () throws(URIError) in try parse("Person(+8)") } }
+        #expect(throws: URIError.self) { try parse("Person(+8)") }
     }
 
     /// A new key parsed into a kept shape skips the parser's own checks of the whole target, so

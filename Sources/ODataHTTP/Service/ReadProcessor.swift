@@ -193,14 +193,7 @@ extension ODataService {
             parts.append(String(pair))
         }
         if let top = context.info.options.top { parts.append("$top=\(top - delivered)") }
-        let literals = token.map { value -> String in
-            switch value {
-            case .integer(let i): return String(i) + "L"
-            case .double(let d): return String(d) + "d"
-            default: return LiteralFormatter.literal(value, type: .string)
-            }
-        }.joined(separator: ",")
-        parts.append("$skiptoken=" + QueryEscaping.escape(literals))
+        parts.append("$skiptoken=" + QueryEscaping.escape(LiteralFormatter.skipToken(token)))
         return context.serviceRoot + request + "?" + parts.joined(separator: "&")
     }
 

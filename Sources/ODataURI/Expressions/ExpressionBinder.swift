@@ -206,7 +206,7 @@ struct ExpressionBinder {
     private func decimalLiteral(_ expression: BoundExpression, _ text: String?) -> BoundExpression? {
         guard case .literal(let value, let type?) = expression, type.isNumeric, !value.isNull, let text,
               !text.hasSuffix("INF"),
-              let decimal = try? LiteralText(diagnostics: diagnostics, position: 0).decimalText(text) else { return nil }
+              let decimal = LiteralGrammar.decimalText(text) else { return nil }
         return .literal(.decimal(decimal), .decimal)
     }
 
@@ -215,29 +215,10 @@ struct ExpressionBinder {
     func convert(_ expression: BoundExpression, numericText: String?, to target: PrimitiveType) -> BoundExpression {
         guard let source = expression.type else { return .literal(.null, target) }
         guard source != target else { return expression }
-        if case .literal(let value, _) = expression, let folded = foldedLiteral(value, numericText: numericText, to: target) {
+        if case .literal(let value, _) = expression, let folded = LiteralGrammar.widened(value, numericText: numericText, to: target) {
             return .literal(folded, target)
         }
         return .convert(expression, to: target)
-    }
-
-    /// A literal's value in a wider numeric type; nil where the conversion must stay a node
-    /// (truncation toward an integral type, non-finite to Decimal).
-    private func foldedLiteral(_ value: EDMValue, numericText: String?, to target: PrimitiveType) -> EDMValue? {
-        switch (value, target) {
-        case (.null, _): return .null
-        case (.integer, _) where target.isIntegral: return value
-        case (.integer(let number), .double), (.integer(let number), .single): return .double(Double(number))
-        case (.integer(let number), .decimal): return .decimal(String(number))
-        case (.double, .double), (.double, .single): return value
-        case (.double(let number), .decimal) where number.isFinite:
-            if let numericText, let text = try? LiteralText(diagnostics: diagnostics, position: 0).decimalText(numericText) {
-                return .decimal(text)
-            }
-            return .decimal(String(number))
-        case (.decimal(let text), .double), (.decimal(let text), .single): return Double(text).map(EDMValue.double)
-        default: return nil
-        }
     }
 
     /// The untyped null given a type; any other expression unchanged.

@@ -2,7 +2,8 @@
 /// what the problem is and where: the position is the zero-based offset, in Unicode scalars,
 /// into the option's (percent-decoded) text.
 struct ExpressionDiagnostics: Sendable {
-    /// The query option the text came from, e.g. `$filter`.
+    /// The query option the text came from, e.g. `$filter`; empty for a literal read alone
+    /// (a key, a skip token), whose caller says where it stood.
     let option: String
 
     func syntaxError(_ detail: String, at position: Int) -> URIError {
@@ -34,6 +35,7 @@ struct ExpressionDiagnostics: Sendable {
     }
 
     private func error(_ problem: String, _ detail: String, at position: Int) -> URIError {
-        .badRequest("\(problem) in \(option) at position \(position): \(detail)")
+        if option.isEmpty { return .badRequest(detail) }
+        return .badRequest("\(problem) in \(option) at position \(position): \(detail)")
     }
 }

@@ -23,6 +23,26 @@ struct ExpressionLexer {
         }
     }
 
+    /// The one literal that `text` is, whole, as a key predicate or a skip token holds it;
+    /// nil for `null`. The same scanner as in an expression, so a literal reads the same
+    /// everywhere; but no space may surround it, and nothing else may follow.
+    static func literal(_ text: String) throws(URIError) -> ExpressionLiteral? {
+        let diagnostics = ExpressionDiagnostics(option: "")
+        guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+              !isWhitespace(first), !isWhitespace(last) else {
+            throw diagnostics.syntaxError("a literal cannot be empty or surrounded by spaces", at: 0)
+        }
+        let tokens = try tokens(of: text, diagnostics: diagnostics)
+        guard tokens.count == 2 else { throw diagnostics.syntaxError("'\(text)' is more than one literal", at: 0) }
+        switch tokens[0].kind {
+        case .literal(let literal): return literal
+        case .identifier("null"): return nil
+        case .identifier("true"): return ExpressionLiteral(.boolean(true), .boolean)
+        case .identifier("false"): return ExpressionLiteral(.boolean(false), .boolean)
+        default: throw diagnostics.syntaxError("'\(text)' is not a literal", at: 0)
+        }
+    }
+
     private mutating func nextToken() throws(URIError) -> ExpressionToken {
         while index < scalars.count, Self.isWhitespace(scalars[index]) { index += 1 }
         let start = index
@@ -57,8 +77,11 @@ struct ExpressionLexer {
                 // keyword: `eq'Bob'` is `eq` and a string.
                 if index < scalars.count, scalars[index] == "'", !Self.operatorKeywords.contains(name) {
                     let text = try quotedText()
-                    let literal = try LiteralText(diagnostics: diagnostics, position: start).typedLiteral(prefix: name, text: text)
-                    return ExpressionToken(kind: .literal(literal), position: start)
+                    do {
+                        return ExpressionToken(kind: .literal(try LiteralGrammar.prefixed(name, text)), position: start)
+                    } catch {
+                        throw diagnostics.invalidLiteral(error.detail, at: start)
+                    }
                 }
                 return ExpressionToken(kind: .identifier(name), position: start)
             }
@@ -170,7 +193,11 @@ struct ExpressionLexer {
         if index < scalars.count, Self.isIdentifierPart(scalars[index]) || scalars[index] == "." {
             throw diagnostics.invalidLiteral("a number cannot be followed by \(Self.display(scalars[index]))", at: start)
         }
-        return try LiteralText(diagnostics: diagnostics, position: start).number(text, isIntegral: isIntegral, suffix: suffix)
+        do {
+            return try LiteralGrammar.number(text, isIntegral: isIntegral, suffix: suffix)
+        } catch {
+            throw diagnostics.invalidLiteral(error.detail, at: start)
+        }
     }
 
     private mutating func readDigits(into text: inout String) {

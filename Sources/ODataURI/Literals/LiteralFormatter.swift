@@ -1,7 +1,7 @@
 import EDM
 
 /// Writes EDM values in their URI literal form (MS-ODATA 2.2.2), as keys appear in
-/// `Set(key)` and in skip tokens.
+/// `Set(key)` and in skip tokens; `LiteralParser` reads each back to the same value.
 public enum LiteralFormatter {
     public static func literal(_ value: EDMValue, type: PrimitiveType) -> String {
         switch value {
@@ -29,6 +29,19 @@ public enum LiteralFormatter {
             return literal(value, type: keys[0].type)
         }
         return zip(keys, values).map { $0.name + "=" + literal($1, type: $0.type) }.joined(separator: ",")
+    }
+
+    /// A `$skiptoken` holding `values`, each as a skip token reads it back: `$orderby` values
+    /// come in their storage form (integers as `5L`, reals as `2.5d`), keys as their own
+    /// literals.
+    public static func skipToken(_ values: [EDMValue]) -> String {
+        values.map { value in
+            switch value {
+            case .integer(let number): return "\(number)L"
+            case .double: return literal(value, type: .double)
+            default: return literal(value, type: .string)
+            }
+        }.joined(separator: ",")
     }
 
     /// `Z` or `+hh:mm` / `-hh:mm`.

@@ -1,74 +1,25 @@
 import EDM
 
-/// Parses URI literals (MS-ODATA 2.2.2) against the EDM type they must have, as in key
-/// predicates and skip tokens. Errors name the literal and the type it failed to be.
+/// Reads a URI literal that stands alone, as in a key predicate or a skip token, with the same
+/// scanner and grammar as `$filter` (`ExpressionLexer`, `LiteralGrammar`): a text is the same
+/// literal, or the same error, wherever it is written.
 public enum LiteralParser {
-    public static func parse(_ text: String, as type: PrimitiveType) throws(URIError) -> EDMValue {
-        if text == "null" { return .null }
-        func fail() -> URIError { .badRequest("'\(text)' is not a valid \(type.name) literal") }
-        switch type {
-        case .boolean:
-            switch text {
-            case "true", "1": return .boolean(true)
-            case "false", "0": return .boolean(false)
-            default: throw fail()
-            }
-        case .byte, .sByte, .int16, .int32, .int64:
-            var digits = Substring(text)
-            if type == .int64, digits.hasSuffix("L") || digits.hasSuffix("l") { digits = digits.dropLast() }
-            guard let value = Int64(digits), let range = type.integerRange, range.contains(value) else { throw fail() }
-            return .integer(value)
-        case .double, .single:
-            var body = Substring(text)
-            if let last = body.last, "dDfFmM".contains(last) { body = body.dropLast() }
-            switch body {
-            case "INF": return .double(.infinity)
-            case "-INF": return .double(-.infinity)
-            case "NaN": return .double(.nan)
-            default:
-                guard isDecimalNumber(body, allowExponent: true), let value = Double(body) else { throw fail() }
-                return .double(value)
-            }
-        case .decimal:
-            var body = Substring(text)
-            if let last = body.last, "mM".contains(last) { body = body.dropLast() }
-            guard isDecimalNumber(body, allowExponent: false) else { throw fail() }
-            return .decimal(canonicalDecimal(body))
-        case .string:
-            guard let inner = quoted(text, prefix: "") else { throw fail() }
-            return .string(inner.replacingOccurrences(of: "''", with: "'"))
-        case .guid:
-            guard let inner = quoted(text, prefix: "guid"), isGuid(inner) else { throw fail() }
-            return .guid(inner.lowercased())
-        case .dateTime:
-            guard let inner = quoted(text, prefix: "datetime"), let (civil, offset) = parseDateTime(inner),
-                  offset == nil else { throw fail() }
-            return .dateTime(civil.millisecondsSinceEpoch)
-        case .dateTimeOffset:
-            guard let inner = quoted(text, prefix: "datetimeoffset"), let (civil, offset) = parseDateTime(inner),
-                  let offset else { throw fail() }
-            return .dateTimeOffset(civil.millisecondsSinceEpoch - Int64(offset) * 60_000, offsetMinutes: offset)
-        case .time:
-            guard let inner = quoted(text, prefix: "time"), let ms = parseDuration(inner) else { throw fail() }
-            return .time(ms)
-        case .binary:
-            let inner = quoted(text, prefix: "X") ?? quoted(text, prefix: "binary")
-            guard let inner, let bytes = parseHex(inner) else { throw fail() }
-            return .binary(bytes)
-        }
+    /// The literal that `text` is, whole, typed by its form (`5` Int32, `5L` Int64,
+    /// `datetime'…'` DateTime, …); nil for `null`. No space may surround it.
+    static func scan(_ text: String) throws(URIError) -> ExpressionLiteral? {
+        try ExpressionLexer.literal(text)
     }
 
-    /// The text between `prefix'` and the closing `'`, or nil when the literal is not of that form.
-    static func quoted(_ text: String, prefix: String) -> String? {
-        let lower = text.lowercased()
-        guard lower.hasPrefix(prefix.lowercased() + "'"), text.hasSuffix("'"), text.count >= prefix.count + 2 else { return nil }
-        let inner = text.dropFirst(prefix.count + 1).dropLast()
-        // Inside a string literal a quote must be doubled.
-        var pending = false
-        for c in inner {
-            if c == "'" { pending.toggle() } else if pending { return nil }
+    /// `literal` as a value of `type` (a key's), or nil when it cannot be one without loss: a
+    /// literal of that type; an integer into any integer type whose range holds it, or into a
+    /// floating-point or decimal type; another number into Double, Single or Decimal.
+    static func value(of literal: ExpressionLiteral, as type: PrimitiveType) -> EDMValue? {
+        if literal.type == type { return literal.value }
+        if type.isIntegral {
+            guard literal.type.isIntegral, case .integer(let number) = literal.value, IntegerArithmetic.fits(number, in: type) else { return nil }
+            return literal.value
         }
-        return pending ? nil : String(inner)
+        return LiteralGrammar.widened(literal.value, numericText: literal.numericText, to: type)
     }
 
     /// `[+-]digits[.digits]`, with `[(e|E)[+-]digits]` when `allowExponent`; `.5` and `5.` count.
@@ -110,122 +61,31 @@ public enum LiteralParser {
 
     /// `dddddddd-dddd-dddd-dddd-dddddddddddd` in ASCII hex digits.
     public static func isGuid(_ text: String) -> Bool {
-        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return false }
-        return groups.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isHexDigit } }
+        let bytes = Array(text.utf8)
+        return bytes.count == 36 && bytes.enumerated().allSatisfy { index, byte in
+            [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : LiteralScanner.hexValue(byte) != nil
+        }
     }
 
-    /// `yyyy-mm-ddThh:mm[:ss[.fffffff]]` with an optional `Z` or `±hh:mm` offset.
+    /// `yyyy-mm-ddThh:mm[:ss[.fffffff]]` with an optional `Z` or `±hh:mm` offset, as request
+    /// bodies write date-times: the URI literals' grammar, with digits finer than milliseconds
+    /// dropped (the model keeps milliseconds). Nil when `text` is not of that form.
     public static func parseDateTime(_ text: String) -> (CivilTime, Int?)? {
-        let chars = Array(text)
-        func number(_ start: Int, _ count: Int) -> Int? {
-            guard start + count <= chars.count else { return nil }
-            let slice = chars[start..<start + count]
-            guard slice.allSatisfy(\.isASCII), slice.allSatisfy(\.isNumber) else { return nil }
-            return Int(String(slice))
+        var scanner = LiteralScanner(text)
+        do {
+            guard let (civil, hasTime) = try LiteralGrammar.civilTime(&scanner, literal: text, form: text, subMilliseconds: .truncate),
+                  hasTime else { return nil }
+            let offset = try LiteralGrammar.offset(&scanner, literal: text)
+            return scanner.atEnd ? (civil, offset) : nil
+        } catch {
+            return nil
         }
-        guard chars.count >= 16, let year = number(0, 4), chars[4] == "-", let month = number(5, 2), chars[7] == "-",
-              let day = number(8, 2), chars[10] == "T" || chars[10] == "t", let hour = number(11, 2), chars[13] == ":",
-              let minute = number(14, 2) else { return nil }
-        var index = 16
-        var second = 0, millisecond = 0
-        if index < chars.count, chars[index] == ":" {
-            guard let s = number(index + 1, 2) else { return nil }
-            second = s
-            index += 3
-            if index < chars.count, chars[index] == "." {
-                index += 1
-                var digits = 0
-                var fraction = ""
-                while index < chars.count, chars[index].isASCII, chars[index].isNumber {
-                    if digits < 3 { fraction.append(chars[index]) }
-                    digits += 1
-                    index += 1
-                }
-                guard digits > 0, digits <= 7 else { return nil }
-                while fraction.count < 3 { fraction += "0" }
-                millisecond = Int(fraction) ?? 0
-            }
-        }
-        var offset: Int?
-        if index < chars.count {
-            if chars[index] == "Z" && index == chars.count - 1 {
-                offset = 0
-            } else if chars[index] == "+" || chars[index] == "-", index + 6 == chars.count,
-                      let h = number(index + 1, 2), chars[index + 3] == ":", let m = number(index + 4, 2), h <= 14, m < 60 {
-                offset = (h * 60 + m) * (chars[index] == "-" ? -1 : 1)
-            } else {
-                return nil
-            }
-        }
-        let civil = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second, millisecond: millisecond)
-        guard civil.isValid else { return nil }
-        return (civil, offset)
     }
 
-    /// An xsd:duration of hours, minutes and seconds (`PT13H20M`, `PT1.5S`), in milliseconds.
+    /// An xsd:dayTimeDuration (`PT13H20M`, `PT1.5S`) in milliseconds, as request bodies write
+    /// Edm.Time: the URI literals' grammar, with digits finer than milliseconds dropped.
     public static func parseDuration(_ text: String) -> Int64? {
-        var rest = Substring(text)
-        var negative = false
-        if rest.first == "-" { negative = true; rest = rest.dropFirst() }
-        guard rest.hasPrefix("PT") || rest.hasPrefix("P") else { return nil }
-        var total: Double = 0
-        var number = ""
-        var inTime = false
-        var sawComponent = false
-        for c in rest.dropFirst() {
-            switch c {
-            case "T": inTime = true
-            case "0"..."9", ".": number.append(c)
-            case "D", "H", "M", "S":
-                guard let value = Double(number) else { return nil }
-                switch (c, inTime) {
-                case ("D", false): total += value * 86_400_000
-                case ("H", true): total += value * 3_600_000
-                case ("M", true): total += value * 60_000
-                case ("S", true): total += value * 1000
-                default: return nil
-                }
-                number = ""
-                sawComponent = true
-            default: return nil
-            }
-        }
-        guard number.isEmpty, sawComponent else { return nil }
-        // Nil rather than a trap when the components add up past Int64 (or to infinity).
-        guard let ms = Int64(exactly: total.rounded()) else { return nil }
-        return negative ? -ms : ms
-    }
-
-    static func parseHex(_ text: String) -> [UInt8]? {
-        guard text.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = text.makeIterator()
-        while let high = iterator.next(), let low = iterator.next() {
-            guard let h = high.hexDigitValue, let l = low.hexDigitValue else { return nil }
-            bytes.append(UInt8(h * 16 + l))
-        }
-        return bytes
-    }
-}
-
-extension LiteralParser {
-    /// Parses a literal whose type its own form tells (`1`, `1L`, `'x'`, `datetime'...'`, `1.5M`),
-    /// as in a skip token.
-    public static func parseUntyped(_ text: String) throws(URIError) -> EDMValue {
-        let lower = text.lowercased()
-        if text == "null" { return .null }
-        if text == "true" || text == "false" { return .boolean(text == "true") }
-        if text.hasPrefix("'") { return try parse(text, as: .string) }
-        if lower.hasPrefix("datetimeoffset'") { return try parse(text, as: .dateTimeOffset) }
-        if lower.hasPrefix("datetime'") { return try parse(text, as: .dateTime) }
-        if lower.hasPrefix("guid'") { return try parse(text, as: .guid) }
-        if lower.hasPrefix("time'") { return try parse(text, as: .time) }
-        if lower.hasPrefix("x'") || lower.hasPrefix("binary'") { return try parse(text, as: .binary) }
-        if lower.hasSuffix("l") { return try parse(text, as: .int64) }
-        if lower.hasSuffix("m") { return try parse(text, as: .decimal) }
-        if lower.hasSuffix("d") || lower.hasSuffix("f") || text.contains(".") || lower.contains("e") { return try parse(text, as: .double) }
-        return try parse(text, as: .int64)
+        (try? LiteralGrammar.duration(text, literal: text, subMilliseconds: .truncate)) ?? nil
     }
 
     /// Splits `a,b` at the commas that are outside quoted literals. Scanned as UTF-8: quote and

@@ -1,23 +1,26 @@
 import EDM
 
 /// One position of a `$skiptoken`: the value of an `$orderby` term or of a key property, which
-/// the token's value must be able to stand for. The service writes order-by values in their
+/// the token's literal must be able to stand for. The service writes order-by values in their
 /// storage form (`5L` for Integers, Booleans and instants, `2.5d` for Decimals and Doubles,
-/// quoted text for Guids) and keys in their own form, and reads both back; a value of another
-/// kind would position the page nowhere and answer an empty or a first page, so it is a 400.
+/// quoted text for Guids), and keys as literals that a key predicate would read the same
+/// (`LiteralParser.value(of:as:)`). A value of another kind would position the page nowhere and
+/// answer an empty or a first page, so it is a 400.
 enum SkipTokenValue: CustomStringConvertible {
     /// An `$orderby` term of the type (nil for the untyped `null`); null is one of its values.
     case orderBy(PrimitiveType?)
     /// A key property of the type; never null.
     case key(PrimitiveType)
 
-    func admits(_ value: EDMValue) -> Bool {
+    /// The value `literal` (nil for `null`) stands for here; nil when it cannot stand here.
+    func value(of literal: ExpressionLiteral?) -> EDMValue? {
         switch self {
-        case .orderBy(nil): return true
-        case .orderBy(let type?): return value.isNull || Self.stands(value, for: type)
+        case .orderBy(let type):
+            guard let literal else { return .null }
+            guard let type else { return literal.value }
+            return Self.stands(literal.value, for: type) ? literal.value : nil
         case .key(let type):
-            if case .integer(let number) = value, type.isIntegral { return IntegerArithmetic.fits(number, in: type) }
-            return Self.stands(value, for: type)
+            return literal.flatMap { LiteralParser.value(of: $0, as: type) }
         }
     }
 

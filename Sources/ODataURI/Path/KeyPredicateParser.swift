@@ -49,13 +49,16 @@ enum KeyPredicateParser {
     }
 
     private static func typed(_ text: String, _ key: Property, segment: String) throws(URIError) -> EDMValue {
-        let value: EDMValue
+        let literal: ExpressionLiteral?
         do {
-            value = try LiteralParser.parse(text, as: key.type)
+            literal = try LiteralParser.scan(text)
         } catch {
-            throw .badRequest("invalid key in '\(segment)': '\(text)' is not a valid \(key.type.name) literal for \(key.name)")
+            throw .badRequest("invalid key in '\(segment)': '\(text)' is not a valid \(key.type.name) literal for \(key.name): \(error.message)")
         }
-        if value.isNull { throw .badRequest("invalid key in '\(segment)': a key value cannot be null") }
+        guard let literal else { throw .badRequest("invalid key in '\(segment)': a key value cannot be null") }
+        guard let value = LiteralParser.value(of: literal, as: key.type) else {
+            throw .badRequest("invalid key in '\(segment)': '\(text)' is not a valid \(key.type.name) literal for \(key.name): it is of type \(literal.type.name)")
+        }
         return value
     }
 }
