@@ -114,7 +114,7 @@ import Glibc
         #expect(try third.readResponse().status == 400, "the room of the finished body was given back")
     }
 
-    @Test func heldBodiesTakeNoMoreThanTheBudgetAndTheirMemoryLeavesWithThem() throws {
+    @Test(measuresResidentMemory) func heldBodiesTakeNoMoreThanTheBudgetAndTheirMemoryLeavesWithThem() throws {
         let (gateway, cleanup) = try gateway([])
         defer { cleanup() }
         #expect(try gateway.get("Person(1)").status == 200)

@@ -320,7 +320,7 @@ import Testing
     /// The issue's `$batch` of 40 amplifying GETs (276 MB of response and 696 MB of RSS before
     /// the limits), and a batch of 80 allowed but large GETs that meets the byte limit of a
     /// batch response: each grows the process by less than 64 MB at its peak.
-    @Test func aBatchOfAmplifyingGetsKeepsTheProcessSmall() throws {
+    @Test(measuresResidentMemory) func aBatchOfAmplifyingGetsKeepsTheProcessSmall() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let gateway = try Self.serve(folder, [])
