@@ -2,7 +2,8 @@
 // `path?query` below the service root, parsed against Schema/CarDealer.edmx and the tests'
 // Inventory.edmx. The lines also go through a fresh ParseCache per model, whose answers must
 // agree with the parser's: a cache that accepted a target the parser rejects (or the reverse)
-// would serve a wrong answer, so that is reported as a crash.
+// would serve a wrong answer, so that is reported as a crash. A line that is not UTF-8 must be
+// refused by the cache, whatever the parser makes of its repaired text.
 import EDM
 import Foundation
 import ODataURI
@@ -31,7 +32,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let cached = Array(line).withUnsafeBytes { bytes in
                 Result { () throws(URIError) in try cache.entry(for: bytes, text: { target }, parse: parse, derive: { _ in }).info }
             }
+            // The parser takes text, repaired where the bytes are not UTF-8; the cache sees the
+            // bytes the client sent and refuses those (a 400), as the service does.
+            let isUTF8 = String(validating: line, as: UTF8.self) != nil
             switch (direct, cached) {
+            case (_, .failure) where !isUTF8:
+                break
+            case (_, .success) where !isUTF8:
+                fatalError("the cache accepted '\(target)', whose bytes are not UTF-8")
             case (.success, .failure(let error)):
                 fatalError("the cache rejected '\(target)', which parses: \(error)")
             case (.failure(let error), .success):
