@@ -43,7 +43,9 @@ import tempfile
 import threading
 import time
 import urllib.parse
-import xml.etree.ElementTree as ElementTree
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+from odata_metadata import MetadataModel  # noqa: E402
 
 sys.dont_write_bytecode = True
 
@@ -246,43 +248,8 @@ class Client:
             self.connection = None
 
 
-def local_name(tag):
-    return tag.rsplit("}", 1)[-1]
-
-
-class Model:
-    """What the script needs of $metadata: sets, keys, properties and navigation."""
-
-    def __init__(self, metadata_xml):
-        root = ElementTree.fromstring(metadata_xml)
-        self.types, associations, self.sets = {}, {}, {}
-        for element in root.iter():
-            name = local_name(element.tag)
-            if name == "EntityType":
-                properties = {p.get("Name"): p for p in element if local_name(p.tag) == "Property"}
-                self.types[element.get("Name")] = {
-                    "keys": [ref.get("Name") for ref in element.iter() if local_name(ref.tag) == "PropertyRef"],
-                    "properties": {n: p.get("Type") for n, p in properties.items()},
-                    "max_length": {n: p.get("MaxLength") for n, p in properties.items()},
-                    "generated": {n for n, p in properties.items()
-                                  if any(k.endswith("StoreGeneratedPattern") and v == "Identity" for k, v in p.attrib.items())},
-                    "navigation": {n.get("Name"): (n.get("Relationship").rsplit(".", 1)[-1], n.get("ToRole"))
-                                   for n in element if local_name(n.tag) == "NavigationProperty"}}
-            elif name == "Association":
-                associations[element.get("Name")] = {
-                    end.get("Role"): (end.get("Type").rsplit(".", 1)[-1], end.get("Multiplicity"))
-                    for end in element if local_name(end.tag) == "End"}
-            elif name == "EntitySet":
-                self.sets[element.get("Name")] = element.get("EntityType").rsplit(".", 1)[-1]
-        set_of_type = {entity_type: entity_set for entity_set, entity_type in self.sets.items()}
-        for entity_type in self.types.values():
-            entity_type["targets"] = {}  # navigation -> (target set, to many?)
-            for nav, (association, role) in entity_type["navigation"].items():
-                target_type, multiplicity = associations[association][role]
-                entity_type["targets"][nav] = (set_of_type.get(target_type), multiplicity == "*")
-
-    def type_of(self, entity_set):
-        return self.types[self.sets[entity_set]]
+class Model(MetadataModel):
+    """The schema as the soak steps use it."""
 
     def marker_property(self, entity_set):
         """A string property, not part of the key, long enough to hold a unique marker: the

@@ -33,7 +33,9 @@ import sys
 import threading
 import time
 import urllib.parse
-import xml.etree.ElementTree as ElementTree
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from odata_metadata import MetadataModel  # noqa: E402
 
 # Bits of the raw profile's version word (LLVM's InstrProfData.inc, VARIANT_MASK_IR_PROF and
 # VARIANT_MASK_CSIR_PROF).
@@ -56,43 +58,6 @@ def mark_context_sensitive(path):
             raise SystemExit(f"{path}: not an LLVM raw profile")
         raw.seek(8)
         raw.write(struct.pack("<Q", version | IR_PROFILE_FLAG | CONTEXT_SENSITIVE_FLAG))
-
-
-def local_name(tag):
-    return tag.rsplit("}", 1)[-1]
-
-
-class Model:
-    """What the workload needs of $metadata: sets, keys, properties and navigation."""
-
-    def __init__(self, metadata_xml):
-        root = ElementTree.fromstring(metadata_xml)
-        self.types, associations, self.sets = {}, {}, {}
-        for element in root.iter():
-            name = local_name(element.tag)
-            if name == "EntityType":
-                keys = [ref.get("Name") for ref in element.iter() if local_name(ref.tag) == "PropertyRef"]
-                properties = {p.get("Name"): p.get("Type") for p in element
-                              if local_name(p.tag) == "Property"}
-                generated = {p.get("Name") for p in element if local_name(p.tag) == "Property"
-                             and any(v == "Identity" for k, v in p.attrib.items() if k.endswith("StoreGeneratedPattern"))}
-                navigation = {n.get("Name"): (n.get("Relationship").rsplit(".", 1)[-1], n.get("ToRole"))
-                              for n in element if local_name(n.tag) == "NavigationProperty"}
-                self.types[element.get("Name")] = {"keys": keys, "properties": properties,
-                                                   "generated": generated, "navigation": navigation}
-            elif name == "Association":
-                associations[element.get("Name")] = {
-                    end.get("Role"): (end.get("Type").rsplit(".", 1)[-1], end.get("Multiplicity"))
-                    for end in element if local_name(end.tag) == "End"}
-            elif name == "EntitySet":
-                self.sets[element.get("Name")] = element.get("EntityType").rsplit(".", 1)[-1]
-        self.set_of_type = {entity_type: entity_set for entity_set, entity_type in self.sets.items()}
-        # navigation name -> (target set, to many?) per type
-        for entity_type in self.types.values():
-            entity_type["targets"] = {}
-            for nav, (association, role) in entity_type["navigation"].items():
-                target_type, multiplicity = associations[association][role]
-                entity_type["targets"][nav] = (self.set_of_type.get(target_type), multiplicity == "*")
 
 
 def rows_of(answer):
@@ -368,7 +333,7 @@ def main():
         workload = Workload(base_url, None, seed=6)
         connection = workload.connection()
         _, metadata = workload.send(connection, "GET", "$metadata", headers={"Accept": "application/xml"})
-        workload.model = Model(metadata)
+        workload.model = MetadataModel(metadata)
         workload.load(connection)
         workload.run(arguments.seconds, threads=2)
     finally:
