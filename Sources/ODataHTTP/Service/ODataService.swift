@@ -66,10 +66,8 @@ public final class ODataService: @unchecked Sendable {
     /// - Parameter writeGate: shared by every service of this process over the same database
     ///   file, so that their writes share one connection and their commits (see `WriteGate`);
     ///   without one the service makes its own.
-    /// - Parameter anchor: the process's read-lock anchor, if it has one; its connections then
-    ///   keep their read transactions between read requests while nothing writes (`HeldSnapshot`).
     public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger,
-                writeGate: WriteGate? = nil, anchor: ReadLockAnchor? = nil) {
+                writeGate: WriteGate? = nil) {
         self.model = model
         self.configuration = configuration
         self.databasePath = databasePath
@@ -90,7 +88,6 @@ public final class ODataService: @unchecked Sendable {
             let database = try Database(path: databasePath)
             try database.configureForService()
             try database.mapFileIfLargerThanCache(upTo: configuration.memoryMapSize)
-            anchor?.holdSnapshots(of: database)
             return database
         }
     }
@@ -105,10 +102,7 @@ public final class ODataService: @unchecked Sendable {
     /// Handles one request; every failure becomes an OData error response.
     /// A write's response comes with a hold (`HTTPResponse.hold`) until its commit is decided.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let snapshot = try? connections.withValue { $0.heldSnapshot }
-        snapshot?.beginRequest(reads: request.method == "GET" || request.method == "HEAD")
         var response = respond(to: request)
-        snapshot?.endRequest()
         finish(&response, for: request)
         return response
     }

@@ -43,14 +43,11 @@ extension ODataService {
             }
             let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
             let reader = EntityReader(database: try database())
-            // The entity's statement is done before its expansions are read: one transaction
-            // keeps them all in one snapshot.
-            let found = try options.expand.isEmpty ? reader.single(path) : reader.database.readTransaction {
-                guard let record = try reader.single(path) else { return nil }
+            let found = try reader.single(path)
+            if let record = found, !options.expand.isEmpty {
                 var budget = entityBudget
                 try budget.spend(1)
                 try reader.expand([record], options.expand, budget: &budget)
-                return record
             }
             guard let record = found else { throw notFound(path) }
             let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
@@ -221,9 +218,7 @@ extension ODataService {
 
     /// An entity written from its row in place, as `readSingle` lends it: nothing outlives it.
     /// Expanded collections are read as the response gets to them, each entity from its row
-    /// too. They are read while the entity's statement still sits on its row, so every
-    /// statement shares the snapshot of the transaction SQLite keeps open for it: no BEGIN and
-    /// COMMIT. Nil when the request needs the entity as a record instead (Atom, or expansions
+    /// too. Nil when the request needs the entity as a record instead (Atom, or expansions
     /// that are not streamed).
     private func streamedEntity(_ context: RequestContext, _ options: QueryOptions, notFound: () -> ServiceError,
                                 _ readSingle: (EntityReader, EntityBudget, (EntityRow) throws -> Void) throws -> Bool) throws -> HTTPResponse? {

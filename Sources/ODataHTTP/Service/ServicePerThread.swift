@@ -10,36 +10,24 @@ import ODataStore
 /// cache line that the other cores wrote too. With a copy per thread those counts stay in one
 /// core's cache: `Person?$top=20` under load went from 46% of its cycles in retain and release
 /// to 34%. The services share the write gate, so that all writes go through one connection and
-/// share commits, and the `ReadLockAnchor`, which spares each read transaction two `fcntl` calls.
+/// share commits.
 public final class ServicePerThread: @unchecked Sendable {
     private let services: ThreadLocal<ODataService>
-    private let anchor: ReadLockAnchor?
     private let writeGate: WriteGate
 
     public init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
-        // Only a speed-up: without it every read still works, each with its own fcntl calls.
-        var anchor: ReadLockAnchor?
-        do {
-            anchor = try ReadLockAnchor(path: databasePath)
-            anchor?.startTicking()
-        } catch {
-            logger.warning("reads take SQLite's file locks one by one: \(error)")
-        }
-        self.anchor = anchor
-        let writeGate = WriteGate(path: databasePath, anchor: anchor)
+        let writeGate = WriteGate(path: databasePath)
         self.writeGate = writeGate
         services = ThreadLocal {
             ODataService(model: try model.copy(), databasePath: databasePath, configuration: configuration,
-                         logger: logger, writeGate: writeGate, anchor: anchor)
+                         logger: logger, writeGate: writeGate)
         }
     }
 
-    /// The gate's and the anchor's connections and threads end with the services, not with
-    /// the process. The gate goes first: it commits what is pending, and its writes hold the
-    /// anchor released until then.
+    /// The gate's connection and thread end with the services, not with the process: it
+    /// commits what is pending.
     deinit {
         writeGate.close()
-        anchor?.close()
     }
 
     /// How many writes the service committed, in how many commits (they share them).
