@@ -5,6 +5,8 @@ import ODataURI
 /// and one per `$expand` level, whatever the number of rows.
 public struct EntityReader {
     public let database: Database
+    /// The SQL every statement is written in.
+    var dialect: any SQLDialect { database.dialect }
 
     public init(database: Database) { self.database = database }
 
@@ -63,17 +65,17 @@ public struct EntityReader {
     /// joined to each row, and the number of columns up to the last of them.
     private func buildPagePlan(_ query: EntityQuery, shape: QueryShape) -> PagePlan {
         let type = query.path.targetType
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: dialect)
         var select = selectList(type, alias: context.rootAlias)
         var orderTerms: [String] = []
         for (index, item) in query.orderBy.enumerated() {
             let alias = "__o\(index)"
             select += ", " + ExpressionTranslator.sql(for: item.expression, in: &context) + " AS " + alias
-            orderTerms.append(alias + (item.descending ? " DESC" : " ASC"))
+            orderTerms.append(dialect.orderTerm(alias, descending: item.descending))
         }
         // Ties are broken by the key, so that the order, and so paging, is stable.
         for key in type.keyProperties {
-            orderTerms.append(SQL.column(context.rootAlias, key.columnName) + " ASC")
+            orderTerms.append(dialect.orderTerm(dialect.column(context.rootAlias, key.columnName), descending: false))
         }
 
         var conditions = whereConditions(query, in: &context)
@@ -86,7 +88,7 @@ public struct EntityReader {
         let joined = query.joinedExpand.isEmpty ? nil
             : JoinedExpansions.plan(query.joinedExpand, context: &context, select: &select, columnCount: &rowWidth)
 
-        var sql = "SELECT " + select + " FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
+        var sql = "SELECT " + select + " FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
         var tail = ""
         if !conditions.isEmpty { tail += " WHERE " + conditions.joined(separator: " AND ") }
         tail += " ORDER BY " + orderTerms.joined(separator: ", ")
@@ -100,16 +102,16 @@ public struct EntityReader {
             limit = pageSize + 1
         }
         var tailParameters: [SQLValue] = []
+        var limitPlaceholder: String?, offsetPlaceholder: String?
         if let limit {
-            tail += " LIMIT ?"
+            limitPlaceholder = dialect.placeholder(context.parameters.count)
             tailParameters.append(.integer(Int64(limit)))
-        } else if query.skip != nil {
-            tail += " LIMIT -1"
         }
         if let skip = query.skip, query.skipToken == nil, skip > 0 {
-            tail += " OFFSET ?"
+            offsetPlaceholder = dialect.placeholder(context.parameters.count + tailParameters.count)
             tailParameters.append(.integer(Int64(skip)))
         }
+        tail += dialect.limitClause(limit: limitPlaceholder, offset: offsetPlaceholder)
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         sql += tail
 
@@ -211,8 +213,8 @@ public struct EntityReader {
             return kept.statement
         }
         let statement = try database.cachedStatement(for: type, .selectByKey) {
-            "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
-                + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
+            "SELECT " + selectList(type, alias: "t0") + " FROM " + dialect.quote(type.tableName) + " AS t0 WHERE "
+                + dialect.equality(columns: type.keyProperties.map(\.columnName), alias: "t0")
         }
         memo?.keyLookup = KeyLookup(type: ObjectIdentifier(type), statement: statement)
         return statement
@@ -237,18 +239,25 @@ public struct EntityReader {
 
     private func buildCount(_ query: EntityQuery, applyTopSkip: Bool, shape: QueryShape) -> BuiltSQL {
         let type = query.path.targetType
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: dialect)
         let conditions = whereConditions(query, in: &context)
-        var inner = "SELECT 1 FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
+        var inner = "SELECT 1 FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
         if !context.joins.isEmpty { inner += " " + context.joins.joined(separator: " ") }
         if !conditions.isEmpty { inner += " WHERE " + conditions.joined(separator: " AND ") }
         var parameters = context.parameters
         if applyTopSkip && (query.top != nil || query.skip != nil) {
-            inner += " LIMIT ? OFFSET ?"
-            parameters.append(.integer(Int64(query.top ?? -1)))
-            parameters.append(.integer(Int64(query.skip ?? 0)))
+            var limit: String?, offset: String?
+            if let top = query.top {
+                limit = dialect.placeholder(parameters.count)
+                parameters.append(.integer(Int64(top)))
+            }
+            if let skip = query.skip {
+                offset = dialect.placeholder(parameters.count)
+                parameters.append(.integer(Int64(skip)))
+            }
+            inner += dialect.limitClause(limit: limit, offset: offset)
         }
-        return BuiltSQL(sql: "SELECT count(*) FROM (" + inner + ")", parameters: parameters, pathKeys: context.pathKeyParameters,
+        return BuiltSQL(sql: "SELECT count(*) FROM (" + inner + ") AS counted", parameters: parameters, pathKeys: context.pathKeyParameters,
                         shape: shape)
     }
 
@@ -265,7 +274,7 @@ public struct EntityReader {
     }
 
     /// Rows strictly after the skip-token position in the query's order (order-by terms, then key).
-    /// SQLite sorts NULL first in ascending order; the comparisons follow that.
+    /// NULL sorts first in ascending order (`SQLDialect.orderTerm`); the comparisons follow that.
     private func afterCondition(_ token: [EDMValue], query: EntityQuery, in context: inout SQLBuildContext) -> String {
         let type = query.path.targetType
         var terms: [(expression: BoundExpression?, column: String, descending: Bool)] = []
@@ -273,7 +282,7 @@ public struct EntityReader {
             terms.append((item.expression, "", item.descending))
         }
         for key in type.keyProperties {
-            terms.append((nil, SQL.column(context.rootAlias, key.columnName), false))
+            terms.append((nil, dialect.column(context.rootAlias, key.columnName), false))
         }
         // A term's SQL is translated afresh at each use, so that its parameters are bound once
         // per `?` and in the order the `?` appear.
@@ -286,12 +295,13 @@ public struct EntityReader {
             var parts: [String] = []
             for previous in 0..<index {
                 let previousSQL = sql(previous)
-                parts.append(previousSQL + " IS " + context.bind(SQLValue(token[previous])))
+                let bound = context.bind(SQLValue(token[previous]))
+                parts.append(dialect.nullSafeEqual(previousSQL, bound, negated: false))
             }
             let value = SQLValue(token[index])
             switch (value, term.descending) {
             case (.null, false): parts.append(sql(index) + " IS NOT NULL")
-            case (.null, true): parts.append("0")
+            case (.null, true): parts.append(dialect.falseValue)
             case (_, false):
                 let termSQL = sql(index)
                 parts.append(termSQL + " > " + context.bind(value))
@@ -316,10 +326,10 @@ public struct EntityReader {
         }
     }
 
-    /// `SQL.columns(of:alias:)` for the root alias, built once per connection.
+    /// `SQLDialect.columns(of:alias:)` for the root alias, built once per connection.
     private func selectList(_ type: EntityType, alias: String) -> String {
         precondition(alias == "t0", "the cached select list is for the root alias")
-        return database.cachedFragment(for: type, .selectList) { SQL.columns(of: type, alias: alias) }
+        return database.cachedFragment(for: type, .selectList) { dialect.columns(of: type, alias: alias) }
     }
 
     // MARK: - $expand
@@ -379,7 +389,7 @@ public struct EntityReader {
             // many are a key list. Either statement is built once per connection.
             let single = tuples.count == 1
             let (statement, joined, rowWidth) = try expansionStatement(link, single: single, joining: joining)
-            try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [.text(KeyList.json(tuples))])
+            try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [dialect.keyList(tuples)])
             defer { statement.reset() }
             var buffer = RowBuffer(width: rowWidth)
             var read = 0
@@ -433,15 +443,15 @@ public struct EntityReader {
         var rowWidth = target.columnCount
         let joined = joining.isEmpty ? nil : JoinedExpansions.layout(joining, columnCount: &rowWidth)
         let statement = try database.cachedStatement(for: nav, .expand(single: single, joining: joined?.signature ?? "")) {
-            var context = SQLBuildContext()
+            var context = SQLBuildContext(dialect: dialect)
             let alias = context.rootAlias
             var select = selectList(target, alias: alias)
             joined?.addSQL(context: &context, select: &select)
-            return "SELECT " + select + " FROM " + SQL.quote(target.tableName) + " AS " + alias
+            return "SELECT " + select + " FROM " + dialect.quote(target.tableName) + " AS " + alias
                 + context.joins.map { " " + $0 }.joined()
-                + " WHERE " + (single ? KeyList.equality(columns: link.targetColumns, alias: alias)
-                                      : KeyList.membership(columns: link.targetColumns, alias: alias))
-                + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
+                + " WHERE " + (single ? dialect.equality(columns: link.targetColumns, alias: alias)
+                                      : dialect.keyMembership(columns: link.targetColumns, alias: alias, placeholder: dialect.placeholder(0)))
+                + " ORDER BY " + target.keyProperties.map { dialect.orderTerm(dialect.column(alias, $0.columnName), descending: false) }.joined(separator: ", ")
         }
         return (statement, joined, rowWidth)
     }

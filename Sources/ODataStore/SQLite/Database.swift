@@ -18,6 +18,8 @@ public final class Database {
     /// execution, so without the runtime's exclusivity check (a connection is used by one
     /// thread at a time).
     @exclusivity(unchecked) public var trace: ((String) -> Void)?
+    /// The SQL this connection speaks.
+    public var dialect: any SQLDialect { SQLiteDialect() }
     /// The only owner of this connection's read transactions (see `ReadScope`).
     public private(set) lazy var readScope = ReadScope(database: self)
 
