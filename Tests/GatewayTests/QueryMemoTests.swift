@@ -149,7 +149,7 @@ import Testing
         var cars: [Int64] = []
         try reader.withSingle(path, streaming: info.options.expand, memo: memo) { person in
             guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
-            lent.forEach { row in
+            try lent.forEach { row in
                 if case .single(let joined?)? = row.expansion(of: car), case .integer(let id) = joined.value(at: 0) { cars.append(id) }
             }
         }

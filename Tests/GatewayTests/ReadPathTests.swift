@@ -123,7 +123,7 @@ import Testing
                     try writer.execute("INSERT INTO PersonCar (personID, carID, createStamp) VALUES (1, 3, 0)")
                 }
                 guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
-                lent.forEach { row in
+                try lent.forEach { row in
                     if case .integer(let key) = row.record.values[0] { keys.append(key) }
                 }
             } }
@@ -134,6 +134,21 @@ import Testing
         #expect(database.isInAutocommit, "no explicit transaction is left open")
         #expect(try personCarKeys(committingOneFirst: true) == before, "the insert committed during the read is not in its snapshot")
         #expect(try personCarKeys(committingOneFirst: false).count == before.count + 1, "the next read sees it")
+    }
+
+    /// An expanded collection is read while its entity is written: a failure there is thrown
+    /// there, and the response is an OData error, not the document written so far. The
+    /// request's read scope ends with it, so the next request is served.
+    @Test func aFailureReadingAnExpansionIsAnErrorNotAPartialDocument() throws {
+        let database = try gateway.openDatabase()
+        try database.execute("ALTER TABLE PersonCar RENAME TO PersonCarAway")
+        let failed = try gateway.get("Person(1)?$expand=PersonCar")
+        #expect(failed.status == 500, "\(failed.text.prefix(300))")
+        let error = try #require(try JSONSerialization.jsonObject(with: Data(failed.body)) as? [String: Any])
+        #expect(error["error"] != nil && error["d"] == nil, "\(failed.text.prefix(300))")
+        try database.execute("ALTER TABLE PersonCarAway RENAME TO PersonCar")
+        #expect(try gateway.get("Person(1)?$expand=PersonCar").status == 200)
+        #expect(try gateway.get("Person(2)").status == 200)
     }
 
     /// Text stored by another program may hold bytes that are not UTF-8: both paths answer it

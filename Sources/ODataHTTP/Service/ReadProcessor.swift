@@ -9,12 +9,6 @@ extension ODataService {
     func read(_ context: RequestContext) throws -> HTTPResponse {
         let info = context.info
         let options = info.options
-        // `Set(key)` by the key kept beside its parse, not the one in its path (`KeyedEntity`).
-        if let entity = context.parse.keyedEntity, let response = try streamedEntity(context, options, notFound: { notFound(entity) }, {
-            try $0.withSingle(entity, streaming: options.expand, memo: context.queryMemo, budget: $1, $2)
-        }) {
-            return response
-        }
         switch info.resource {
         case .serviceDocument:
             switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header(.accept)) {
@@ -30,34 +24,11 @@ extension ODataService {
         case .batch:
             throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST")
 
-        case .entityCollection(let path):
-            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
-            return try readCollection(path, context: context, representation: representation)
-
         case .entity(let path):
-            // A keyed entity that can be streamed was answered above: not asked again here.
-            if context.parse.keyedEntity == nil, let response = try streamedEntity(context, options, notFound: { notFound(path) }, {
-                try $0.withSingle(path, streaming: options.expand, memo: context.queryMemo, budget: $1, $2)
-            }) {
-                return response
-            }
-            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
-            let reader = EntityReader(database: try database())
-            let found = try reader.single(path)
-            if let record = found, !options.expand.isEmpty {
-                var budget = entityBudget
-                try budget.spend(1)
-                try reader.expand([record], options.expand, budget: &budget)
-            }
-            guard let record = found else { throw notFound(path) }
-            let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
-            try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-            if representation == .atom {
-                return ok(atomSerializer(context).entryDocument(record, select: options.select),
-                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, entityTag: etag(of: record))
-            }
-            let body = serializer(context, version).entityDocument(record, select: options.select)
-            return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: etag(of: record))
+            return try readEntities(path, single: true, context: context)
+
+        case .entityCollection(let path):
+            return try readEntities(path, single: false, context: context)
 
         case .property(let path, let property, let raw):
             let reader = EntityReader(database: try database())
@@ -93,49 +64,74 @@ extension ODataService {
         }
     }
 
-    private func readCollection(_ path: ResourcePath, context: RequestContext,
-                                representation: ContentNegotiation.Representation) throws -> HTTPResponse {
+    /// An entity or a page of a collection, with its expansions: parse, negotiate, read,
+    /// write. JSON is written from each entity's row in place as it is read, when every
+    /// expansion is read along with it: joined into the row (single-valued navigations), or,
+    /// below a single entity, read as the response reaches it (`ExpansionStream`). Anything
+    /// else (Atom, expansions below expanded collections) is read into records first, one
+    /// statement per expansion level. The request's `EntityBudget` is counted as entities are
+    /// read, and what follows a page (`pageEnd`) once its last entity is written.
+    private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
+        let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
         let reader = EntityReader(database: try database())
-        let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
-        if JoinedExpansions.canJoin(options.expand) && representation != .atom {
-            // Each entity, and what it expands along single-valued navigation properties, is
-            // written from its row in place: no record per entity, no statement per level.
-            // A `let`, made once: changed after it was made, the query was copied and destroyed
-            // again on every request.
-            let query = EntityQuery(path: path, options: options, pageSize: pageSize, joinedExpand: options.expand)
-            var version = ResponseVersion.v1
-            // The serializer's version shapes only expanded collections, of which there are none here.
-            let body = try serializer(context, .v2).collectionDocument(select: options.select) { write in
-                var delivered = 0
-                var budget = entityBudget
-                let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
-                    // Before the entity is written: a response past the limit is dropped whole.
-                    try budget.spend(row.entityCount)
-                    write(row)
-                    delivered += 1
+        var budget = entityBudget
+        let inPlace = representation == .json && (single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand)
+                                                          : JoinedExpansions.canJoin(options.expand))
+        if single {
+            let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
+            try budget.spend(1)
+            if inPlace {
+                let serializer = serializer(context, version)
+                var written: (body: SerializedBytes, digest: UInt64)?
+                try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo, budget: budget) { row in
+                    // One digest for both: the ETag header and the one in `__metadata`.
+                    let digest = row.tagDigest
+                    written = (try serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
                 }
-                let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
-                version = end.version
-                return end
+                guard let (body, digest) = written else { throw notFound(path) }
+                try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+                return ok(body, type: Self.jsonType, version: version, entityTag: .weak(digest))
             }
-            return ok(body, type: "application/json;charset=utf-8", version: version)
+            guard let record = try reader.single(path) else { throw notFound(path) }
+            try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+            try reader.expand([record], options.expand, budget: &budget)
+            if representation == .atom {
+                return ok(atomSerializer(context).entryDocument(record, select: options.select),
+                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, entityTag: etag(of: record))
+            }
+            let body = try serializer(context, version).entityDocument(record, select: options.select)
+            return ok(body, type: Self.jsonType, version: version, entityTag: etag(of: record))
+        }
+
+        let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
+        if inPlace {
+            let query = EntityQuery(path: path, options: options, pageSize: pageSize, joinedExpand: options.expand)
+            // The serializer's version shapes only expanded collections, of which there are none here.
+            var document = serializer(context, .v2).rowCollection(select: options.select)
+            var delivered = 0
+            let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
+                // Before the entity is written: a response past the limit is dropped whole.
+                try budget.spend(row.entityCount)
+                try document.append(row)
+                delivered += 1
+            }
+            let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
+            return ok(document.finish(end), type: Self.jsonType, version: end.version)
         }
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)
-        var budget = entityBudget
         try budget.spend(page.records.count)
         try reader.expand(page.records, options.expand, budget: &budget)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
-        let (count, next, version) = (end.count, end.next, end.version)
         if representation == .atom {
             let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
             let body = atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink,
-                                                             select: options.select, count: count, next: next)
-            return ok(body, type: "application/atom+xml;type=feed;charset=utf-8", version: version)
+                                                             select: options.select, count: end.count, next: end.next)
+            return ok(body, type: "application/atom+xml;type=feed;charset=utf-8", version: end.version)
         }
-        let body = serializer(context, version).collectionDocument(page.records, select: options.select, count: count, next: next)
-        return ok(body, type: "application/json;charset=utf-8", version: version)
+        let body = try serializer(context, end.version).collectionDocument(page.records, select: options.select, count: end.count, next: end.next)
+        return ok(body, type: Self.jsonType, version: end.version)
     }
 
     /// What follows a page of entities, for both ways of writing it: a 404 when the page is
@@ -216,40 +212,8 @@ extension ODataService {
         etagProvider.flatMap { provider in provider(record) }.map(EntityTagValue.text)
     }
 
-    /// An entity written from its row in place, as `readSingle` lends it: nothing outlives it.
-    /// Expanded collections are read as the response gets to them, each entity from its row
-    /// too. Nil when the request needs the entity as a record instead (Atom, or expansions
-    /// that are not streamed).
-    private func streamedEntity(_ context: RequestContext, _ options: QueryOptions, notFound: () -> ServiceError,
-                                _ readSingle: (EntityReader, EntityBudget, (EntityRow) throws -> Void) throws -> Bool) throws -> HTTPResponse? {
-        let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
-        guard representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) else { return nil }
-        let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
-        let serializer = serializer(context, version)
-        var written: (body: SerializedBytes, digest: UInt64)?
-        _ = try readSingle(EntityReader(database: try database()), options.expand.isEmpty ? .unlimited : entityBudget(spent: 1)) { row in
-            // One digest for both: the ETag header and the one in `__metadata`.
-            let digest = row.tagDigest
-            written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
-        }
-        guard let (body, digest) = written else { throw notFound() }
-        try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-        return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: .weak(digest))
-    }
-
     /// What one response may hold (`QueryLimits`), counted as it is read.
     var entityBudget: EntityBudget { EntityBudget(configuration.limits) }
-
-    /// `entityBudget`, with the entity a single-entity response starts from counted.
-    private func entityBudget(spent: Int) throws -> EntityBudget {
-        var budget = entityBudget
-        try budget.spend(spent)
-        return budget
-    }
-
-    func notFound(_ entity: KeyedEntity) -> ServiceError {
-        notFound(ResourcePath(segments: [.entitySet(entity.set, key: [entity.key])]))
-    }
 
     func notFound(_ path: ResourcePath) -> ServiceError {
         let description = path.segments.map { segment -> String in

@@ -121,7 +121,7 @@ extension ODataService {
             created = try persister.create(payload)
         }
         let tag = EntityTag.of(created)
-        let body = serializer(context.request, .v1).entityDocument(created, select: nil)
+        let body = try serializer(context.request, .v1).entityDocument(created, select: nil)
         return HTTPResponse(status: 201, headers: [
             ("Content-Type", "application/json;charset=utf-8"),
             ("DataServiceVersion", ResponseVersion.v1.headerValue),

@@ -126,81 +126,41 @@ public struct EntityReader {
         return record
     }
 
-    /// `withSingle`, the entity also expanding `nodes` as it is written (`ExpansionStream`;
-    /// check `ExpansionStream.canStream` first).
-    /// - Parameter memo: where the expansions' plans are kept for the next request with the
-    ///   same target or one that differs only in its keys; nil builds them afresh.
-    /// - Parameter budget: what the response may hold; past it, the expansions stop being read
-    ///   and this throws `LimitExceeded` once `body` returns, whose response is then dropped.
-    @discardableResult
-    public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
-                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        try withSingle(.path(path), streaming: nodes, memo: memo, budget: budget, body)
-    }
-
-    /// `withSingle(_:streaming:memo:_:)` for `Set(key)`, by the key kept beside its cached parse
-    /// rather than the one in its path (`KeyedEntity` says why).
-    @discardableResult
-    public func withSingle(_ entity: KeyedEntity, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
-                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        try withSingle(.keyed(entity), streaming: nodes, memo: memo, budget: budget, body)
-    }
-
-    /// What a single entity is read by.
-    private enum SingleEntity {
-        case path(ResourcePath)
-        case keyed(KeyedEntity)
-    }
-
-    private func withSingle(_ entity: SingleEntity, streaming nodes: [ExpandNode], memo: QueryMemo?,
-                            budget: EntityBudget, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        guard !nodes.isEmpty else { return try withSingle(entity, memo: memo, body) }
-        let stream = ExpansionStream(reader: self, nodes: nodes, memo: memo, budget: budget)
-        let found = try withSingle(entity, memo: memo) { row in
-            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
-        }
-        if let error = stream.error { throw error }
-        return found
-    }
-
-    private func withSingle(_ entity: SingleEntity, memo: QueryMemo?, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        switch entity {
-        case .path(let path):
-            return try withSingle(path, memo: memo, body)
-        case .keyed(let keyed):
-            let type = keyed.set.entityType
-            let statement = try keyStatement(type, memo: memo)
-            try statement.bind(keyed.key)
-            return try readSingleRow(statement, of: type, body)
-        }
-    }
-
-    /// Lends the first entity the path addresses to `body` in place; false when there is none.
+    /// Lends the first entity the path addresses to `body`, in place; false when there is none.
+    /// `Set(key)` is one primary-key lookup; any other path is its page's statement, cut to one.
+    /// The entity also expands `nodes` as it is written (`ExpansionStream`; check
+    /// `ExpansionStream.canStream` first): each expanded collection is read when the response
+    /// gets to it, and a failure there, or a collection past `budget`, is thrown there.
     /// Not generic over a result: other modules would call a generic unspecialized, looking up
     /// type metadata at run time on every request.
+    /// - Parameter memo: where the statements are kept for the next request with the same
+    ///   target, or one that differs only in its keys; nil builds them afresh.
     @discardableResult
-    public func withSingle(_ path: ResourcePath, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> Bool {
+    public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode] = [], memo: QueryMemo? = nil,
+                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
+        let stream = nodes.isEmpty ? nil : ExpansionStream(reader: self, nodes: nodes, memo: memo, budget: budget)
         if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
             let statement = try keyStatement(set.entityType, memo: memo)
             try statement.bind(key)
-            return try readSingleRow(statement, of: set.entityType, body)
+            return try readSingleRow(statement, of: set.entityType, streamed: stream, body)
         }
         var query = EntityQuery(path: path)
         query.top = 1
         var found = false
         _ = try forEachRow(query) { row in
             found = true
-            try body(row)
+            try body(stream.map { EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: $0) } ?? row)
         }
         return found
     }
 
     /// Lends the row a key lookup finds to `body`; false when it finds none.
-    private func readSingleRow(_ statement: Statement, of type: EntityType, _ body: (EntityRow) throws -> Void) throws -> Bool {
+    private func readSingleRow(_ statement: Statement, of type: EntityType, streamed: ExpansionStream?,
+                               _ body: (EntityRow) throws -> Void) throws -> Bool {
         defer { statement.reset() }
         guard try statement.step() else { return false }
         var buffer = RowBuffer(width: type.columnCount)
-        try body(EntityRow(type: type, columns: buffer.read(statement)))
+        try body(EntityRow(type: type, columns: buffer.read(statement), streamed: streamed))
         return true
     }
 

@@ -9,8 +9,8 @@ import ODataURI
 ///
 /// It serves a single entity whose expansions are collections, each expanding at most
 /// single-valued navigations that can be joined (`canStream`). A statement failing while the
-/// response is written is kept in `error` and thrown by the reader afterwards, as is a
-/// collection past the response's `EntityBudget`: the response written so far is then dropped.
+/// response is written, or a collection past the response's `EntityBudget`, is thrown to the
+/// writer there: the response written so far is then dropped.
 public final class ExpansionStream {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
@@ -19,9 +19,6 @@ public final class ExpansionStream {
     private let memo: QueryMemo?
     /// What the response may still hold; its entity is counted by the caller.
     private var budget: EntityBudget
-    /// The first failure of a lent collection's statement, or the first limit the response
-    /// went past; later collections are then skipped.
-    var error: Error?
 
     init(reader: EntityReader, nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget) {
         self.reader = reader
@@ -52,31 +49,26 @@ public final class ExpansionStream {
         return plan
     }
 
-    /// Reads the collection and lends each entity to `body`, unless an earlier one failed.
-    fileprivate func lend(_ entities: LentEntities, _ body: (EntityRow) -> Void) {
-        guard error == nil else { return }
+    /// Reads the collection and lends each entity to `body`.
+    fileprivate func lend(_ entities: LentEntities, _ body: (EntityRow) throws -> Void) throws {
         // A null in the source's key links to nothing.
         guard !entities.key.contains(where: { if case .null = $0 { return true } else { return false } }) else { return }
-        do {
-            let plan = entities.plan
-            let statement = try plan.statement(reader)
-            try statement.bind(entities.key)
-            defer { statement.reset() }
-            let target = plan.navigation.target
-            var buffer = RowBuffer(width: plan.rowWidth)
-            // One row value over the buffer each read refills, as in `EntityReader.forEachRow`.
-            let row = EntityRow(type: target, columns: buffer.storage, joined: plan.joined)
-            var count = 0
-            while try statement.step() {
-                _ = buffer.read(statement)
-                count += 1
-                // Checked before the entity is written: what is past a limit is never written.
-                try budget.checkCollection(count, along: plan.navigation)
-                try budget.spend(row.entityCount)
-                body(row)
-            }
-        } catch {
-            self.error = error
+        let plan = entities.plan
+        let statement = try plan.statement(reader)
+        try statement.bind(entities.key)
+        defer { statement.reset() }
+        let target = plan.navigation.target
+        var buffer = RowBuffer(width: plan.rowWidth)
+        // One row value over the buffer each read refills, as in `EntityReader.forEachRow`.
+        let row = EntityRow(type: target, columns: buffer.storage, joined: plan.joined)
+        var count = 0
+        while try statement.step() {
+            _ = buffer.read(statement)
+            count += 1
+            // Checked before the entity is written: what is past a limit is never written.
+            try budget.checkCollection(count, along: plan.navigation)
+            try budget.spend(row.entityCount)
+            try body(row)
         }
     }
 }
@@ -94,8 +86,8 @@ public final class LentEntities {
     }
 
     /// Lends each entity of the collection to `body`, in key order, each valid only during its call.
-    public func forEach(_ body: (EntityRow) -> Void) {
-        stream.lend(self, body)
+    public func forEach(_ body: (EntityRow) throws -> Void) throws {
+        try stream.lend(self, body)
     }
 }
 
