@@ -31,7 +31,7 @@ extension ODataService {
             return try readEntities(path, single: false, context: context)
 
         case .property(let path, let property, let raw):
-            let reader = EntityReader(database: try database())
+            let reader = try reader()
             guard let record = try reader.single(path) else { throw notFound(path) }
             let value = record.value(of: property)
             if raw {
@@ -52,7 +52,7 @@ extension ODataService {
 
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
-            let reader = EntityReader(database: try database())
+            let reader = try reader()
             if path.segments.count > 1, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
             let query = EntityQuery(path: path, options: options, pageSize: nil)
             let count = try reader.count(query, applyTopSkip: true, memo: context.queryMemo)
@@ -74,7 +74,7 @@ extension ODataService {
     private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
         let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
-        let reader = EntityReader(database: try database())
+        let reader = try reader()
         var budget = entityBudget
         let inPlace = representation == .json && (single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand)
                                                           : JoinedExpansions.canJoin(options.expand))
@@ -137,7 +137,7 @@ extension ODataService {
     /// What follows a page of entities, for both ways of writing it: a 404 when the page is
     /// empty because its parent entity does not exist, the `$inlinecount`, the next link, and
     /// the response version these make (checked against the client's maximum).
-    private func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: EntityReader,
+    private func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: any EntityReading,
                          context: RequestContext) throws -> VerboseJSONSerializer.CollectionEnd {
         let options = context.info.options
         if delivered == 0, let parent = query.path.parent, try reader.single(parent) == nil { throw notFound(parent) }
@@ -151,7 +151,7 @@ extension ODataService {
     private func readLinks(source: ResourcePath, navigation: NavigationProperty, targetKey: [EDMValue]?,
                            context: RequestContext, representation: ContentNegotiation.Representation) throws -> HTTPResponse {
         let options = context.info.options
-        let reader = EntityReader(database: try database())
+        let reader = try reader()
         guard try reader.single(source) != nil else { throw notFound(source) }
         let path = ResourcePath(segments: source.segments + [.navigation(navigation, key: targetKey)])
         let single = !navigation.isCollection || targetKey != nil

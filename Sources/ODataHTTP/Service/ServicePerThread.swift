@@ -9,29 +9,28 @@ import ODataStore
 /// counted. Shared by all threads, every retain and release of one was an atomic write to a
 /// cache line that the other cores wrote too. With a copy per thread those counts stay in one
 /// core's cache: `Person?$top=20` under load went from 46% of its cycles in retain and release
-/// to 34%. The services share the write gate, so that all writes go through one connection and
+/// to 34%. The services share one store, so that all writes go through one connection and
 /// share commits.
 public final class ServicePerThread: @unchecked Sendable {
     private let services: ThreadLocal<ODataService>
-    private let writeGate: WriteGate
+    private let store: any EntityStore
 
     public init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
-        let writeGate = WriteGate(path: databasePath)
-        self.writeGate = writeGate
+        let store = SQLiteStore(path: databasePath, memoryMapSize: configuration.memoryMapSize)
+        self.store = store
         services = ThreadLocal {
-            ODataService(model: try model.copy(), databasePath: databasePath, configuration: configuration,
-                         logger: logger, writeGate: writeGate)
+            ODataService(model: try model.copy(), store: store, configuration: configuration, logger: logger)
         }
     }
 
-    /// The gate's connection and thread end with the services, not with the process: it
-    /// commits what is pending.
+    /// The store's write connection and thread end with the services, not with the process:
+    /// it commits what is pending.
     deinit {
-        writeGate.close()
+        store.close()
     }
 
     /// How many writes the service committed, in how many commits (they share them).
-    public var writeStatistics: WriteGate.Statistics { writeGate.statistics }
+    public var writeStatistics: WriteStatistics { store.writeStatistics }
 
     /// Handles one request with the calling thread's service.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {

@@ -3,7 +3,7 @@ import ODataURI
 
 /// Reads entities with SQL: one statement for the addressed entities, one for their count,
 /// and one per `$expand` level, whatever the number of rows.
-public struct EntityReader {
+public final class EntityReader {
     public let database: Database
     /// The SQL every statement is written in.
     var dialect: any SQLDialect { database.dialect }
