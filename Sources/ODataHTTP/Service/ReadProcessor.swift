@@ -64,71 +64,79 @@ extension ODataService {
         }
     }
 
-    /// An entity or a page of a collection, with its expansions: parse, negotiate, read,
-    /// write. JSON is written from each entity's row in place as it is read, when every
-    /// expansion is read along with it: joined into the row (single-valued navigations), or,
-    /// below a single entity, read as the response reaches it (`ExpansionStream`). Anything
-    /// else (Atom, expansions below expanded collections) is read into records first, one
-    /// statement per expansion level. The request's `EntityBudget` is counted as entities are
-    /// read, and what follows a page (`pageEnd`) once its last entity is written.
+    /// An entity or a page of a collection, with its expansions, in JSON or Atom alike. Each
+    /// entity is written from its row in place as it is read, when every expansion is read
+    /// along with it: joined into the row (single-valued navigations), or, below a single
+    /// entity, read as the response reaches it (`ExpansionStream`). Expansions below expanded
+    /// collections are read into records first, one statement per expansion level. The
+    /// request's `EntityBudget` is counted as entities are read, and what follows a page
+    /// (`pageEnd`: the 404 of a missing parent, the count, the next link) once its last entity
+    /// is written; a failure is thrown where it happens, and the response dropped.
     private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
-        let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
+        let atom = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom
         let reader = try reader()
         var budget = entityBudget
-        let inPlace = representation == .json && (single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand)
-                                                          : JoinedExpansions.canJoin(options.expand))
+        let inPlace = single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand) : JoinedExpansions.canJoin(options.expand)
         if single {
             let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
             try budget.spend(1)
             if inPlace {
-                let serializer = serializer(context, version)
-                var written: (body: SerializedBytes, digest: UInt64)?
+                var response: HTTPResponse?
                 try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo, budget: budget) { row in
-                    // One digest for both: the ETag header and the one in `__metadata`.
+                    // One digest for both: the ETag header and the one in the document.
                     let digest = row.tagDigest
-                    written = (try serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
+                    response = atom
+                        ? ok(try atomSerializer(context).entryDocument(row, select: options.select), type: Self.atomEntryType,
+                             version: version, entityTag: .weak(digest))
+                        : ok(try serializer(context, version).entityDocument(row, select: options.select, tagDigest: digest),
+                             type: Self.jsonType, version: version, entityTag: .weak(digest))
                 }
-                guard let (body, digest) = written else { throw notFound(path) }
+                guard let response else { throw notFound(path) }
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-                return ok(body, type: Self.jsonType, version: version, entityTag: .weak(digest))
+                return response
             }
             guard let record = try reader.single(path) else { throw notFound(path) }
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
             try reader.expand([record], options.expand, budget: &budget)
-            if representation == .atom {
-                return ok(atomSerializer(context).entryDocument(record, select: options.select),
-                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, entityTag: etag(of: record))
+            let tag = EntityTagValue.weak(record.tagDigest)
+            if atom {
+                return ok(try atomSerializer(context).entryDocument(record, select: options.select), type: Self.atomEntryType,
+                          version: version, entityTag: tag)
             }
-            let body = try serializer(context, version).entityDocument(record, select: options.select)
-            return ok(body, type: Self.jsonType, version: version, entityTag: etag(of: record))
+            return ok(try serializer(context, version).entityDocument(record, select: options.select), type: Self.jsonType,
+                      version: version, entityTag: tag)
         }
 
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
+        let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
         if inPlace {
             let query = EntityQuery(path: path, options: options, pageSize: pageSize, joinedExpand: options.expand)
-            // The serializer's version shapes only expanded collections, of which there are none here.
-            var document = serializer(context, .v2).rowCollection(select: options.select)
+            // The JSON serializer's version shapes only expanded collections, of which there are none here.
+            var json = atom ? nil : serializer(context, .v2).rowCollection(select: options.select)
+            var feed = atom ? atomSerializer(context).rowFeed(title: path.targetSet.name, selfLink: selfLink, select: options.select) : nil
             var delivered = 0
             let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
                 // Before the entity is written: a response past the limit is dropped whole.
                 try budget.spend(row.entityCount)
-                try document.append(row)
+                if atom { try feed!.append(row) } else { try json!.append(row) }
                 delivered += 1
             }
             let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
-            return ok(document.finish(end), type: Self.jsonType, version: end.version)
+            if let feed {
+                return ok(feed.finish(count: end.count, next: end.next), type: Self.atomFeedType, version: end.version)
+            }
+            return ok(json.take()!.finish(end), type: Self.jsonType, version: end.version)
         }
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)
         try budget.spend(page.records.count)
         try reader.expand(page.records, options.expand, budget: &budget)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
-        if representation == .atom {
-            let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
-            let body = atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink,
-                                                             select: options.select, count: end.count, next: end.next)
-            return ok(body, type: "application/atom+xml;type=feed;charset=utf-8", version: end.version)
+        if atom {
+            let body = try atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink,
+                                                                 select: options.select, count: end.count, next: end.next)
+            return ok(body, type: Self.atomFeedType, version: end.version)
         }
         let body = try serializer(context, end.version).collectionDocument(page.records, select: options.select, count: end.count, next: end.next)
         return ok(body, type: Self.jsonType, version: end.version)
@@ -201,15 +209,12 @@ extension ODataService {
     }
 
     func atomSerializer(_ context: RequestContext) -> AtomSerializer {
-        AtomSerializer(uris: context.uris, updated: AtomTimestamp.now(), etag: etagProvider)
+        AtomSerializer(uris: context.uris, updated: AtomTimestamp.now(), writesETags: true)
     }
 
-    /// The ETag of a record (every entity has one; see `EntityTag`).
-    var etagProvider: ((EntityRecord) -> String?)? { EntityTag.of }
-
-    /// The ETag header's value for `record`, if it has one.
-    func etag(of record: EntityRecord) -> EntityTagValue? {
-        etagProvider.flatMap { provider in provider(record) }.map(EntityTagValue.text)
+    /// The ETag header's value for `record` (every entity has one; see `EntityTag`).
+    func etag(of record: EntityRecord) -> EntityTagValue {
+        .weak(record.tagDigest)
     }
 
     /// What one response may hold (`QueryLimits`), counted as it is read.
@@ -251,6 +256,8 @@ extension ODataService {
     }
 
     static let jsonType = "application/json;charset=utf-8"
+    static let atomEntryType = "application/atom+xml;type=entry;charset=utf-8"
+    static let atomFeedType = "application/atom+xml;type=feed;charset=utf-8"
 }
 
 /// Percent-encoding for a query option value: everything but unreserved characters and the

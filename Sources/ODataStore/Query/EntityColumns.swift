@@ -46,6 +46,13 @@ public protocol EntityColumns {
 }
 
 extension EntityColumns {
+    /// The value of `property`, typed.
+    public func value(of property: Property) -> EDMValue {
+        var value = EDMValue.null
+        withColumn(property.columnIndex) { value = EDMValue($0.value, as: property.type) }
+        return value
+    }
+
     /// The key, as typed values.
     public var keyValues: [EDMValue] {
         type.keyProperties.map { key in
