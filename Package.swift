@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "CSDL"),
         .target(name: "EDM", dependencies: ["CSDL"]),
         .target(name: "ODataURI", dependencies: ["EDM"]),
-        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"]),
+        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"], exclude: ["README.md"]),
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
         .target(name: "ODataHTTP", dependencies: [
             "EDM", "ODataURI", "ODataStore", "ODataSerialization", "CMicroHTTPD",

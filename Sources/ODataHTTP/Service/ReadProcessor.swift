@@ -112,21 +112,27 @@ extension ODataService {
         let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
         if inPlace {
             let query = EntityQuery(path: path, options: options, pageSize: pageSize, joinedExpand: options.expand)
-            // The JSON serializer's version shapes only expanded collections, of which there are none here.
-            var json = atom ? nil : serializer(context, .v2).rowCollection(select: options.select)
-            var feed = atom ? atomSerializer(context).rowFeed(title: path.targetSet.name, selfLink: selfLink, select: options.select) : nil
             var delivered = 0
+            if atom {
+                var feed = atomSerializer(context).rowFeed(title: path.targetSet.name, selfLink: selfLink, select: options.select)
+                let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
+                    try budget.spend(row.entityCount)
+                    try feed.append(row)
+                    delivered += 1
+                }
+                let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
+                return ok(feed.finish(count: end.count, next: end.next), type: Self.atomFeedType, version: end.version)
+            }
+            // The JSON serializer's version shapes only expanded collections, of which there are none here.
+            var document = serializer(context, .v2).rowCollection(select: options.select)
             let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
                 // Before the entity is written: a response past the limit is dropped whole.
                 try budget.spend(row.entityCount)
-                if atom { try feed!.append(row) } else { try json!.append(row) }
+                try document.append(row)
                 delivered += 1
             }
             let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
-            if let feed {
-                return ok(feed.finish(count: end.count, next: end.next), type: Self.atomFeedType, version: end.version)
-            }
-            return ok(json.take()!.finish(end), type: Self.jsonType, version: end.version)
+            return ok(document.finish(end), type: Self.jsonType, version: end.version)
         }
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)

@@ -11,7 +11,7 @@ import ODataURI
 /// single-valued navigations that can be joined (`canStream`). A statement failing while the
 /// response is written, or a collection past the response's `EntityBudget`, is thrown to the
 /// writer there: the response written so far is then dropped.
-public final class ExpansionStream {
+public final class ExpansionStream: StreamedExpansions {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
     /// Where each expansion's plan is kept for the next request with the same target, or one
@@ -34,7 +34,7 @@ public final class ExpansionStream {
 
     /// The entities of `navigation` related to `source`, to be lent when written; nil when
     /// this stream does not expand it.
-    func entities(along navigation: NavigationProperty, from source: EntityRow) -> LentEntities? {
+    public func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)? {
         guard let node = nodes.first(where: { $0.navigation === navigation }) else { return nil }
         let plan = plan(for: navigation, joining: node.children)
         let key = plan.link.sourceIndexes.map { source.value(at: $0) }
@@ -74,7 +74,7 @@ public final class ExpansionStream {
 }
 
 /// One expanded collection of an `ExpansionStream`, lent entity by entity to whoever writes it.
-public final class LentEntities {
+final class LentEntities: LentCollection {
     fileprivate unowned let stream: ExpansionStream
     fileprivate let plan: StreamedExpansion
     fileprivate let key: [SQLValue]
@@ -86,7 +86,7 @@ public final class LentEntities {
     }
 
     /// Lends each entity of the collection to `body`, in key order, each valid only during its call.
-    public func forEach(_ body: (EntityRow) throws -> Void) throws {
+    func forEach(_ body: (EntityRow) throws -> Void) throws {
         try stream.lend(self, body)
     }
 }
