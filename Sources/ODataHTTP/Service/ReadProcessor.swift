@@ -109,12 +109,11 @@ extension ODataService {
         }
 
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
-        let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
         if inPlace {
             let query = EntityQuery(path: path, options: options, pageSize: pageSize, joinedExpand: options.expand)
             var delivered = 0
             if atom {
-                var feed = atomSerializer(context).rowFeed(title: path.targetSet.name, selfLink: selfLink, select: options.select)
+                var feed = atomSerializer(context).rowFeed(title: path.targetSet.name, selfLink: selfLink(context), select: options.select)
                 let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
                     try budget.spend(row.entityCount)
                     try feed.append(row)
@@ -140,12 +139,18 @@ extension ODataService {
         try reader.expand(page.records, options.expand, budget: &budget)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
         if atom {
-            let body = try atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink,
+            let body = try atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink(context),
                                                                  select: options.select, count: end.count, next: end.next)
             return ok(body, type: Self.atomFeedType, version: end.version)
         }
         let body = try serializer(context, end.version).collectionDocument(page.records, select: options.select, count: end.count, next: end.next)
         return ok(body, type: Self.jsonType, version: end.version)
+    }
+
+    /// The request's path below the service root, which an Atom feed names itself by: only
+    /// Atom pays for cutting it out.
+    private func selfLink(_ context: RequestContext) -> String {
+        String(context.request.path.dropFirst(configuration.rootPath.count + 1))
     }
 
     /// What follows a page of entities, for both ways of writing it: a 404 when the page is
