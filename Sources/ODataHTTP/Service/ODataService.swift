@@ -118,7 +118,7 @@ public final class ODataService: @unchecked Sendable {
             return errorResponse(ServiceError(error), request: request)
         } catch let error as LimitExceeded {
             return errorResponse(ServiceError(error), request: request)
-        } catch let error as SQLiteError where error.isBusy {
+        } catch let error as any StoreFailure where error.isBusy {
             return errorResponse(ServiceError(status: 503, code: "ServiceUnavailable",
                                               message: "The database is busy; retry the request.", detail: error.description), request: request)
         } catch {

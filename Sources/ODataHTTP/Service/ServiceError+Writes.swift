@@ -36,11 +36,11 @@ extension ServiceError {
         case let error as PayloadError: self.init(error)
         case let error as WriteError: self.init(error)
         case let error as BatchError: self.init(error)
-        case let error as SQLiteError where error.isBusy:
+        case let error as any StoreFailure where error.isBusy:
             self.init(status: 503, code: "ServiceUnavailable", message: "The database is busy; retry the request.", detail: error.description)
-        case let error as SQLiteError where error.isAborted:
+        case let error as any StoreFailure where error.isAborted:
             self.init(status: 503, code: "ServiceUnavailable", message: "The change was not saved; retry the request.", detail: error.description)
-        case let error as SQLiteError where error.isConstraintViolation:
+        case let error as any StoreFailure where error.isConstraintViolation:
             self.init(status: 409, code: "Conflict", message: "The change breaks a constraint of the database: \(error.message).", detail: error.description)
         default:
             self = .internalError(detail: String(describing: error))
