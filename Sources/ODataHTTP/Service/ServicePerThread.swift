@@ -15,8 +15,14 @@ public final class ServicePerThread: @unchecked Sendable {
     private let services: ThreadLocal<ODataService>
     private let store: any EntityStore
 
-    public init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
-        let store = SQLiteStore(path: databasePath, memoryMapSize: configuration.memoryMapSize)
+    /// The services of a SQLite database file.
+    public convenience init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
+        self.init(model: model, store: SQLiteStore(path: databasePath, memoryMapSize: configuration.memoryMapSize),
+                  configuration: configuration, logger: logger)
+    }
+
+    /// The services of any store; they close it when they end.
+    public init(model: EntityModel, store: any EntityStore, configuration: ODataService.Configuration, logger: Logger) {
         self.store = store
         services = ThreadLocal {
             ODataService(model: try model.copy(), store: store, configuration: configuration, logger: logger)
