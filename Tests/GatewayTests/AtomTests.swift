@@ -64,15 +64,20 @@ import Testing
                 return node.xmlString
             }
         }
-        // A page with Car joined to each PersonCar (in place) against single entities read with
-        // a single-valued expansion (records).
-        let page = try entries("Person(1)/PersonCar?$expand=Car", "/\(name("feed"))/\(name("entry"))")
+        // A page whose collection expansion is read by key list (records) against single entities
+        // with Car joined to their row and their collection read as written (in place).
+        let page = try entries("Person(1)/PersonCar?$expand=Car,PersonCarMaintenance", "/\(name("feed"))/\(name("entry"))")
         #expect(page.count == 2)
         let keys = try document("Person(1)/PersonCar?$select=personCarID").1.rootElement()!
             .nodes(forXPath: "//\(name("properties"))/\(name("personCarID"))").compactMap(\.stringValue)
-        let singles = try keys.map { try entries("PersonCar(\($0))?$expand=Car", "/\(name("entry"))")[0] }
+        let singles = try keys.map { try entries("PersonCar(\($0))?$expand=Car,PersonCarMaintenance", "/\(name("entry"))")[0] }
         #expect(page.map { $0.replacingOccurrences(of: " xmlns[^ >]*", with: "", options: .regularExpression) }
                 == singles.map { $0.replacingOccurrences(of: " xmlns[^ >]*| xml:base=\"[^\"]*\"", with: "", options: .regularExpression) })
+        // A page with Car joined to each row, in place, against the records of the same page
+        // with an expansion below Car that only records can read: the PersonCars agree.
+        let joinedPage = try entries("Person(1)/PersonCar?$expand=Car", "/\(name("feed"))/\(name("entry"))/\(name("content"))")
+        let recordPage = try entries("Person(1)/PersonCar?$expand=Car/PersonCar", "/\(name("feed"))/\(name("entry"))/\(name("content"))")
+        #expect(joinedPage.count == 2 && joinedPage == recordPage)
         // A single entity with its collection read as written (in place) against the same entity
         // in a page whose collection expansion is read by key list (records).
         let single = try entries("Person(1)?$expand=PersonCar", "/\(name("entry"))")

@@ -49,9 +49,8 @@ import Testing
         try expectSameEntities("PersonCarMaintenance?$top=4", expanding: "Maintenance")
     }
 
-    /// `Set(key)` is read by the key kept beside its cached parse (`KeyedEntity`), not the one
-    /// in its path: each request of a kept shape gets its own entity, whatever form its key
-    /// takes and whatever else it asks, and a missing one its 404.
+    /// Requests of one kept parse shape (`ParseCache`) share its plans: each gets its own
+    /// entity, whatever form its key takes and whatever else it asks, and a missing one its 404.
     @Test func eachKeyedTargetReadsItsOwnEntity() throws {
         let targets = [("Person(3)", 3), ("Person(1)", 1), ("Person(003)", 3), ("Person(personID=2)", 2),
                        ("Person(1)?$select=firstName,personID", 1), ("Person(2)?$expand=PersonCar", 2), ("Person(3)", 3)]
@@ -134,6 +133,21 @@ import Testing
         #expect(database.isInAutocommit, "no explicit transaction is left open")
         #expect(try personCarKeys(committingOneFirst: true) == before, "the insert committed during the read is not in its snapshot")
         #expect(try personCarKeys(committingOneFirst: false).count == before.count + 1, "the next read sees it")
+    }
+
+    /// A single entity's single-valued expansions are joined to its row, as a page's are; the
+    /// entity and its Car are those the records path writes, and a missing entity is a 404.
+    @Test func aSingleEntityJoinsItsSingleValuedExpansions() throws {
+        for key in [1, 2, 5] {
+            let single = try #require(try entities("PersonCar(\(key))?$expand=Car", without: "PersonCarMaintenance").entities.first)
+            let listed = try #require(try entities(TestGateway.encodeQuery("PersonCar?$filter=personCarID eq \(key)&$expand=Car,PersonCarMaintenance"),
+                                                   without: "PersonCarMaintenance").entities.first)
+            #expect(single["Car"] as? NSDictionary != nil)
+            #expect(single == listed, "PersonCar(\(key))")
+        }
+        #expect(try gateway.get("PersonCar(999999)?$expand=Car").status == 404)
+        let both = try #require(try gateway.get("PersonCar(1)?$expand=Car,PersonCarMaintenance").d() as? [String: Any])
+        #expect(both["Car"] is [String: Any] && both["PersonCarMaintenance"] != nil)
     }
 
     /// An expanded collection is read while its entity is written: a failure there is thrown

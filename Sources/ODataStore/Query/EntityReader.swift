@@ -127,10 +127,12 @@ public final class EntityReader {
     }
 
     /// Lends the first entity the path addresses to `body`, in place; false when there is none.
-    /// `Set(key)` is one primary-key lookup; any other path is its page's statement, cut to one.
-    /// The entity also expands `nodes` as it is written (`ExpansionStream`; check
-    /// `ExpansionStream.canStream` first): each expanded collection is read when the response
-    /// gets to it, and a failure there, or a collection past `budget`, is thrown there.
+    /// `Set(key)` is one primary-key lookup; any other path, or an entity with single-valued
+    /// expansions, which are joined into its row, is its page's statement, cut to one.
+    /// The entity also expands `nodes` as it is written (check `ExpansionStream.canStream`
+    /// first): single-valued ones from the joined row, and each expanded collection when the
+    /// response gets to it (`ExpansionStream`); a failure there, or a collection past `budget`
+    /// (whose entity the caller has counted), is thrown there.
     /// Not generic over a result: other modules would call a generic unspecialized, looking up
     /// type metadata at run time on every request.
     /// - Parameter memo: where the statements are kept for the next request with the same
@@ -138,18 +140,26 @@ public final class EntityReader {
     @discardableResult
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode] = [], memo: QueryMemo? = nil,
                            budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        let stream = nodes.isEmpty ? nil : ExpansionStream(reader: self, nodes: nodes, memo: memo, budget: budget)
-        if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
+        let joined = nodes.filter { !$0.navigation.isCollection }
+        let collections = nodes.filter { $0.navigation.isCollection }
+        if joined.isEmpty, path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
+            let stream = collections.isEmpty ? nil : ExpansionStream(reader: self, nodes: collections, memo: memo, budget: budget)
             let statement = try keyStatement(set.entityType, memo: memo)
             try statement.bind(key)
             return try readSingleRow(statement, of: set.entityType, streamed: stream, body)
         }
         var query = EntityQuery(path: path)
         query.top = 1
+        query.joinedExpand = joined
         var found = false
-        _ = try forEachRow(query) { row in
+        _ = try forEachRow(query, memo: joined.isEmpty ? nil : memo) { row in
             found = true
-            try body(stream.map { EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: $0) } ?? row)
+            guard !nodes.isEmpty else { return try body(row) }
+            // The entities joined to the row count as the response's too.
+            var budget = budget
+            try budget.spend(row.entityCount - 1)
+            let stream = collections.isEmpty ? nil : ExpansionStream(reader: self, nodes: collections, memo: memo, budget: budget)
+            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
         }
         return found
     }

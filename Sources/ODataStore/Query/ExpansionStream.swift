@@ -27,9 +27,13 @@ public final class ExpansionStream: StreamedExpansions {
         self.budget = budget
     }
 
-    /// Whether a single entity's `$expand` can be read this way.
+    /// Whether a single entity's `$expand` can be read as it is written: each node a
+    /// collection whose own expansions can be joined to it, or a single-valued navigation
+    /// joined to the entity's row (`JoinedExpansions.canJoin`).
     public static func canStream(_ nodes: [ExpandNode]) -> Bool {
-        !nodes.isEmpty && nodes.allSatisfy { $0.navigation.isCollection && JoinedExpansions.canJoin($0.children) }
+        !nodes.isEmpty && nodes.allSatisfy { node in
+            node.navigation.isCollection ? JoinedExpansions.canJoin(node.children) : JoinedExpansions.canJoin([node])
+        }
     }
 
     /// The entities of `navigation` related to `source`, to be lent when written; nil when
