@@ -79,4 +79,33 @@ import Testing
         }
         #expect(try count(database) == 1)
     }
+
+    /// Through the service: a page and its `$inlinecount` are two statements of one request,
+    /// read in one scope, so they agree while another connection keeps adding and removing
+    /// the people they count.
+    @Test func aPageAndItsCountAgreeWhileOthersWrite() throws {
+        let gateway = try TestGateway()
+        let path = gateway.databasePath
+        let done = DispatchSemaphore(value: 0)
+        let target = TestGateway.encodeQuery("Person?$filter=lastName eq 'Churn'&$inlinecount=allpages&$select=personID")
+        DispatchQueue.global().async {
+            defer { done.signal() }
+            guard let writer = try? Database(path: path) else { return }
+            for round in 0..<400 {
+                let sql = round % 3 == 2 ? "DELETE FROM Person WHERE lastName = 'Churn' AND personID IN (SELECT min(personID) FROM Person WHERE lastName = 'Churn')"
+                    : "INSERT INTO Person (firstName, lastName, createDate) VALUES ('C', 'Churn', 0)"
+                try? writer.execute(sql)
+            }
+        }
+        var checked = 0
+        let deadline = Date().addingTimeInterval(10)
+        while checked < 150 && Date() < deadline {
+            let d = try #require(try gateway.get(target).d() as? [String: Any])
+            let results = try #require(d["results"] as? [Any])
+            #expect(d["__count"] as? String == String(results.count), "the count and the page of one request")
+            checked += 1
+        }
+        done.wait()
+        #expect(checked > 0)
+    }
 }
