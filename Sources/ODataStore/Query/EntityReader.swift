@@ -140,8 +140,10 @@ public final class EntityReader {
     @discardableResult
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode] = [], memo: QueryMemo? = nil,
                            budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        let joined = nodes.filter { !$0.navigation.isCollection }
-        let collections = nodes.filter { $0.navigation.isCollection }
+        // Split only when something is joined: the usual expansion, all collections, keeps its array.
+        let joinsAny = nodes.contains { !$0.navigation.isCollection }
+        let joined = joinsAny ? nodes.filter { !$0.navigation.isCollection } : []
+        let collections = joinsAny ? nodes.filter { $0.navigation.isCollection } : nodes
         if joined.isEmpty, path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
             let stream = collections.isEmpty ? nil : ExpansionStream(reader: self, nodes: collections, memo: memo, budget: budget)
             let statement = try keyStatement(set.entityType, memo: memo)
