@@ -98,7 +98,7 @@ extension ODataService {
             }
             guard let record = try reader.single(path) else { throw notFound(path) }
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-            try reader.expand([record], options.expand, budget: &budget)
+            try reader.expand([record], options.expand, memo: context.queryMemo, budget: &budget)
             let tag = EntityTagValue.weak(record.tagDigest)
             if atom {
                 return ok(try atomSerializer(context).entryDocument(record, select: options.select), type: Self.atomEntryType,
@@ -136,7 +136,7 @@ extension ODataService {
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)
         try budget.spend(page.records.count)
-        try reader.expand(page.records, options.expand, budget: &budget)
+        try reader.expand(page.records, options.expand, memo: context.queryMemo, budget: &budget)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
         if atom {
             let body = try atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink(context),

@@ -311,8 +311,10 @@ public final class EntityReader {
     /// The entities attached are counted against `budget`, each as often as a response would
     /// write it (the caller counts `records`); past a limit it throws, `LimitExceeded`, before
     /// reading on.
-    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], budget: inout EntityBudget) throws {
-        try expand(records, written: [Int](repeating: 1, count: records.count), nodes, budget: &budget)
+    /// - Parameter memo: the target's read plan, whose expansion steps are kept there.
+    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo? = nil, budget: inout EntityBudget) throws {
+        var step = 0
+        try expand(records, written: [Int](repeating: 1, count: records.count), nodes, memo: memo, step: &step, budget: &budget)
     }
 
     /// `expand(_:_:budget:)` with no limit.
@@ -323,26 +325,31 @@ public final class EntityReader {
 
     /// - Parameter written: how many times a response writes each record: one related entity
     ///   may be shared by several parents (`ExpansionLink`), and is written under each.
-    private func expand(_ records: [EntityRecord], written: [Int], _ nodes: [ExpandNode], budget: inout EntityBudget) throws {
+    /// - Parameter step: the place of the next level among the plan's steps, depth first.
+    private func expand(_ records: [EntityRecord], written: [Int], _ nodes: [ExpandNode], memo: QueryMemo?, step: inout Int,
+                        budget: inout EntityBudget) throws {
         guard !records.isEmpty else { return }
         for node in nodes {
             // `Person(1)?$expand=PersonCar/Car`: each PersonCar row brings its Car along.
             let joinsChildren = !node.children.isEmpty && JoinedExpansions.canJoin(node.children)
-            let (children, childrenWritten) = try expand(records, written: written, along: node.navigation,
-                                                         joining: joinsChildren ? node.children : [], budget: &budget)
+            let joining = joinsChildren ? node.children : []
+            let plan = memo?.step(step, along: node.navigation, joining: joining) ?? ExpansionStep(navigation: node.navigation, joining: joining)
+            step += 1
+            let (children, childrenWritten) = try expand(records, written: written, along: plan, budget: &budget)
             if !node.children.isEmpty && !joinsChildren {
-                try expand(children, written: childrenWritten, node.children, budget: &budget)
+                try expand(children, written: childrenWritten, node.children, memo: memo, step: &step, budget: &budget)
             }
         }
     }
 
-    /// Reads the targets of `nav` for every record, with the single-valued expansions `joining`
-    /// attached to each, attaches them, and returns the distinct targets with how many times
-    /// each is written.
-    private func expand(_ records: [EntityRecord], written: [Int], along nav: NavigationProperty,
-                        joining: [ExpandNode], budget: inout EntityBudget) throws -> (children: [EntityRecord], written: [Int]) {
+    /// Reads the targets of the step's navigation for every record, with its single-valued
+    /// expansions attached to each, attaches them, and returns the distinct targets with how
+    /// many times each is written.
+    private func expand(_ records: [EntityRecord], written: [Int], along step: ExpansionStep,
+                        budget: inout EntityBudget) throws -> (children: [EntityRecord], written: [Int]) {
+        let nav = step.navigation
         let target = nav.target
-        let link = ExpansionLink(nav)
+        let link = step.link
         let (targetIndexes, sourceIndexes) = (link.targetIndexes, link.sourceIndexes)
 
         var seen = Set<LinkKey>()
@@ -358,9 +365,10 @@ public final class EntityReader {
         var byLink: [LinkKey: [Int]] = [:]
         if !tuples.isEmpty {
             // One source entity (`Person(7)?$expand=...`) is an indexed lookup by equality;
-            // many are a key list. Either statement is built once per connection.
+            // many are a key list. Either statement is prepared once and kept in the step.
             let single = tuples.count == 1
-            let (statement, joined, rowWidth) = try expansionStatement(link, single: single, joining: joining)
+            let statement = try step.statement(self, single: single)
+            let (joined, rowWidth) = (step.joined, step.rowWidth)
             try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [dialect.keyList(tuples)])
             defer { statement.reset() }
             var buffer = RowBuffer(width: rowWidth)
@@ -405,16 +413,13 @@ public final class EntityReader {
         return (children, childrenWritten)
     }
 
-    /// The statement reading the targets of `link` for one source entity (`single`: by equality)
-    /// or for a JSON key list, with the single-valued expansions `joining` joined to each row;
-    /// built once per connection. Also where the joined entities sit and the row's width.
-    func expansionStatement(_ link: ExpansionLink, single: Bool, joining: [ExpandNode]) throws
-        -> (Statement, joined: JoinedExpansions?, rowWidth: Int) {
-        let nav = link.navigation
-        let target = nav.target
-        var rowWidth = target.columnCount
-        let joined = joining.isEmpty ? nil : JoinedExpansions.layout(joining, columnCount: &rowWidth)
-        let statement = try database.cachedStatement(for: nav, .expand(single: single, joining: joined?.signature ?? "")) {
+    /// The statement reading the targets of a step's link for one source entity (`single`: by
+    /// equality) or for a key list, with the step's single-valued expansions joined to each
+    /// row; built once per connection.
+    func expansionStatement(_ step: ExpansionStep, single: Bool) throws -> Statement {
+        let (link, joined) = (step.link, step.joined)
+        let target = step.navigation.target
+        return try database.cachedStatement(for: step.navigation, .expand(single: single, joining: joined?.signature ?? "")) {
             var context = SQLBuildContext(dialect: dialect)
             let alias = context.rootAlias
             var select = selectList(target, alias: alias)
@@ -425,6 +430,5 @@ public final class EntityReader {
                                       : dialect.keyMembership(columns: link.targetColumns, alias: alias, placeholder: dialect.placeholder(0)))
                 + " ORDER BY " + target.keyProperties.map { dialect.orderTerm(dialect.column(alias, $0.columnName), descending: false) }.joined(separator: ", ")
         }
-        return (statement, joined, rowWidth)
     }
 }

@@ -39,18 +39,12 @@ public final class ExpansionStream: StreamedExpansions {
     /// The entities of `navigation` related to `source`, to be lent when written; nil when
     /// this stream does not expand it.
     public func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)? {
-        guard let node = nodes.first(where: { $0.navigation === navigation }) else { return nil }
-        let plan = plan(for: navigation, joining: node.children)
-        let key = plan.link.sourceIndexes.map { source.value(at: $0) }
-        return LentEntities(stream: self, plan: plan, key: key)
-    }
-
-    /// The memo's plan for `navigation`, or a new one, kept in the memo from now on.
-    private func plan(for navigation: NavigationProperty, joining: [ExpandNode]) -> StreamedExpansion {
-        if let kept = memo?.streamedExpansions.first(where: { $0.navigation === navigation }) { return kept }
-        let plan = StreamedExpansion(navigation: navigation, joining: joining)
-        memo?.streamedExpansions.append(plan)
-        return plan
+        guard let index = nodes.firstIndex(where: { $0.navigation === navigation }) else { return nil }
+        // The collection's step of the target's read plan, by its place among the expansions.
+        let step = memo?.step(index, along: navigation, joining: nodes[index].children)
+            ?? ExpansionStep(navigation: navigation, joining: nodes[index].children)
+        let key = step.link.sourceIndexes.map { source.value(at: $0) }
+        return LentEntities(stream: self, plan: step, key: key)
     }
 
     /// Reads the collection and lends each entity to `body`.
@@ -58,7 +52,7 @@ public final class ExpansionStream: StreamedExpansions {
         // A null in the source's key links to nothing.
         guard !entities.key.contains(where: { if case .null = $0 { return true } else { return false } }) else { return }
         let plan = entities.plan
-        let statement = try plan.statement(reader)
+        let statement = try plan.statement(reader, single: true)
         try statement.bind(entities.key)
         defer { statement.reset() }
         let target = plan.navigation.target
@@ -80,10 +74,10 @@ public final class ExpansionStream: StreamedExpansions {
 /// One expanded collection of an `ExpansionStream`, lent entity by entity to whoever writes it.
 final class LentEntities: LentCollection {
     fileprivate unowned let stream: ExpansionStream
-    fileprivate let plan: StreamedExpansion
+    fileprivate let plan: ExpansionStep
     fileprivate let key: [SQLValue]
 
-    fileprivate init(stream: ExpansionStream, plan: StreamedExpansion, key: [SQLValue]) {
+    fileprivate init(stream: ExpansionStream, plan: ExpansionStep, key: [SQLValue]) {
         self.stream = stream
         self.plan = plan
         self.key = key
@@ -92,32 +86,5 @@ final class LentEntities: LentCollection {
     /// Lends each entity of the collection to `body`, in key order, each valid only during its call.
     func forEach(_ body: (EntityRow) throws -> Void) throws {
         try stream.lend(self, body)
-    }
-}
-
-/// How one collection of an `ExpansionStream` is read: its link, the single-valued expansions
-/// joined to each of its rows, and its statement. Kept in the target's `QueryMemo`, so that a
-/// repeated request neither lays out the joins nor names them to find the statement again.
-final class StreamedExpansion {
-    let navigation: NavigationProperty
-    let link: ExpansionLink
-    let joining: [ExpandNode]
-    private(set) var joined: JoinedExpansions?
-    private(set) var rowWidth = 0
-    /// Prepared on the connection of the thread that first read it, which the memo's thread
-    /// keeps using; checked all the same, as `BuiltSQL` does.
-    private var prepared: Statement?
-
-    init(navigation: NavigationProperty, joining: [ExpandNode]) {
-        self.navigation = navigation
-        self.link = ExpansionLink(navigation)
-        self.joining = joining
-    }
-
-    func statement(_ reader: EntityReader) throws -> Statement {
-        if let prepared, prepared.belongs(to: reader.database) { return prepared }
-        let (statement, joined, rowWidth) = try reader.expansionStatement(link, single: true, joining: joining)
-        (prepared, self.joined, self.rowWidth) = (statement, joined, rowWidth)
-        return statement
     }
 }

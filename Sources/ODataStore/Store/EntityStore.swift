@@ -73,8 +73,8 @@ public protocol EntityReading: AnyObject {
     func count(_ query: EntityQuery, applyTopSkip: Bool, memo: QueryMemo?) throws -> Int
 
     /// Attaches the entities `nodes` expand to `records`: one statement per level, whatever
-    /// the number of records.
-    func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], budget: inout EntityBudget) throws
+    /// the number of records, each level a step of the target's read plan kept in `memo`.
+    func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws
 }
 
 /// The writes of one atomic unit (`EntityStore.write`), and the reads it makes meanwhile, which

@@ -77,8 +77,8 @@ final class SQLiteWriteSession: EntityWriting {
         try reader.count(query, applyTopSkip: applyTopSkip, memo: memo)
     }
 
-    func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], budget: inout EntityBudget) throws {
-        try reader.expand(records, nodes, budget: &budget)
+    func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws {
+        try reader.expand(records, nodes, memo: memo, budget: &budget)
     }
 
     func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? { try writer.row(type, key: key) }
