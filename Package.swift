@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "CSDL"),
         .target(name: "EDM", dependencies: ["CSDL"]),
         .target(name: "ODataURI", dependencies: ["EDM"]),
-        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"]),
+        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"], exclude: ["README.md"]),
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
         .target(name: "HTTPCore", dependencies: ["CMicroHTTPD"]),
         .target(name: "ODataHTTP", dependencies: [

@@ -51,6 +51,42 @@ import Testing
         #expect((bob as? XMLElement)?.attribute(forLocalName: "etag", uri: Self.m)?.stringValue?.hasPrefix("W/\"") == true)
     }
 
+    /// Atom is written from each entity's row in place where JSON is (a page whose expansions
+    /// are joined, a single entity whose expanded collections are read as they are written),
+    /// and from records elsewhere: the entries are the same either way.
+    @Test func entriesReadInPlaceAndFromRecordsAgree() throws {
+        func entries(_ target: String, _ xpath: String) throws -> [String] {
+            let (response, xml) = try document(TestGateway.encodeQuery(target))
+            #expect(response.header("ETag") == nil || response.header("ETag")?.hasPrefix("W/\"") == true)
+            return try nodes(xml.rootElement()!, xpath).map { node in
+                // The stamp is the time of writing; everything else must match.
+                (node as? XMLElement)?.elements(forLocalName: "updated", uri: Self.atom).forEach { $0.stringValue = "" }
+                return node.xmlString
+            }
+        }
+        // A page whose collection expansion is read by key list (records) against single entities
+        // with Car joined to their row and their collection read as written (in place).
+        let page = try entries("Person(1)/PersonCar?$expand=Car,PersonCarMaintenance", "/\(name("feed"))/\(name("entry"))")
+        #expect(page.count == 2)
+        let keys = try document("Person(1)/PersonCar?$select=personCarID").1.rootElement()!
+            .nodes(forXPath: "//\(name("properties"))/\(name("personCarID"))").compactMap(\.stringValue)
+        let singles = try keys.map { try entries("PersonCar(\($0))?$expand=Car,PersonCarMaintenance", "/\(name("entry"))")[0] }
+        #expect(page.map { $0.replacingOccurrences(of: " xmlns[^ >]*", with: "", options: .regularExpression) }
+                == singles.map { $0.replacingOccurrences(of: " xmlns[^ >]*| xml:base=\"[^\"]*\"", with: "", options: .regularExpression) })
+        // A page with Car joined to each row, in place, against the records of the same page
+        // with an expansion below Car that only records can read: the PersonCars agree.
+        let joinedPage = try entries("Person(1)/PersonCar?$expand=Car", "/\(name("feed"))/\(name("entry"))/\(name("content"))")
+        let recordPage = try entries("Person(1)/PersonCar?$expand=Car/PersonCar", "/\(name("feed"))/\(name("entry"))/\(name("content"))")
+        #expect(joinedPage.count == 2 && joinedPage == recordPage)
+        // A single entity with its collection read as written (in place) against the same entity
+        // in a page whose collection expansion is read by key list (records).
+        let single = try entries("Person(1)?$expand=PersonCar", "/\(name("entry"))")
+        let listed = try entries("Person?$filter=personID eq 1&$expand=PersonCar", "/\(name("feed"))/\(name("entry"))")
+        #expect(single.map { $0.replacingOccurrences(of: " xmlns[^ >]*| xml:base=\"[^\"]*\"", with: "", options: .regularExpression) }
+                == listed.map { $0.replacingOccurrences(of: " xmlns[^ >]*", with: "", options: .regularExpression) })
+        #expect(single.first?.contains("PersonCar(") == true, "the expanded PersonCars are inline")
+    }
+
     @Test func entryPropertyAndLinksDocuments() throws {
         let (_, entry) = try document("Car(2)?$format=atom", accept: "application/json")
         #expect(entry.rootElement()?.localName == "entry")

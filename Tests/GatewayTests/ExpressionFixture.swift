@@ -166,12 +166,12 @@ extension ExpressionFixture {
     /// wrapped in `IS 1` as the query engine does.
     static func keys(where filter: BoundExpression, on type: EntityType, in database: Database,
                      asCondition: Bool) throws -> (keys: [[SQLValue]], sql: String) {
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: SQLiteDialect())
         let condition = asCondition
             ? ExpressionTranslator.condition(for: filter, in: &context)
             : "(" + ExpressionTranslator.sql(for: filter, in: &context) + ") IS 1"
-        let keys = type.keyProperties.map { SQL.column(context.rootAlias, $0.columnName) }.joined(separator: ", ")
-        var sql = "SELECT \(keys) FROM \(SQL.quote(type.tableName)) AS \(context.rootAlias)"
+        let keys = type.keyProperties.map { SQLiteDialect().column(context.rootAlias, $0.columnName) }.joined(separator: ", ")
+        var sql = "SELECT \(keys) FROM \(SQLiteDialect().quote(type.tableName)) AS \(context.rootAlias)"
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         sql += " WHERE " + condition + " ORDER BY " + keys
         return (try database.rows(sql, context.parameters), sql)
@@ -179,13 +179,13 @@ extension ExpressionFixture {
 
     /// Keys of all rows of `type` in the translated `$orderby` order, ties broken by the key.
     static func orderedKeys(_ items: [OrderByItem], on type: EntityType, in database: Database) throws -> (keys: [[SQLValue]], sql: String) {
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: SQLiteDialect())
         var terms: [String] = []
         for item in items {
             terms.append(ExpressionTranslator.sql(for: item.expression, in: &context) + (item.descending ? " DESC" : " ASC"))
         }
-        let keys = type.keyProperties.map { SQL.column(context.rootAlias, $0.columnName) }
-        var sql = "SELECT \(keys.joined(separator: ", ")) FROM \(SQL.quote(type.tableName)) AS \(context.rootAlias)"
+        let keys = type.keyProperties.map { SQLiteDialect().column(context.rootAlias, $0.columnName) }
+        var sql = "SELECT \(keys.joined(separator: ", ")) FROM \(SQLiteDialect().quote(type.tableName)) AS \(context.rootAlias)"
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         sql += " ORDER BY " + (terms + keys.map { $0 + " ASC" }).joined(separator: ", ")
         return (try database.rows(sql, context.parameters), sql)

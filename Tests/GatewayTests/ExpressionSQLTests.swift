@@ -279,7 +279,7 @@ import Testing
     @Test func everyLiteralIsAParameter() throws {
         let filter = "name eq 'x'' OR 1=1 --' or number eq 12345 or amount eq 1.5 or when eq datetime'2009-11-01T00:00' or blob eq X'DEAD'"
         let expression = try ExpressionParser.parseFilter(filter, for: Self.samples)
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: SQLiteDialect())
         let sql = ExpressionTranslator.condition(for: expression, in: &context)
         #expect(!sql.contains("12345") && !sql.contains("OR 1=1") && !sql.contains("1.5") && !sql.contains("DEAD"), "\(sql)")
         #expect(sql.filter { $0 == "?" }.count == context.parameters.count)
@@ -289,14 +289,14 @@ import Testing
     @Test func navigationPathsJoinOncePerPath() throws {
         let expression = try ExpressionParser.parseFilter("Group/label eq 'red' or Group/groupID eq 2 or length(Group/label) gt 1",
                                                           for: Self.samples)
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: SQLiteDialect())
         let sql = ExpressionTranslator.condition(for: expression, in: &context)
         #expect(context.joins.count == 1)
         #expect(context.joins[0].hasPrefix("LEFT JOIN \"Group Table\" AS j1 ON "), "\(context.joins)")
         #expect(sql.contains("j1.\"label\""))
         // Columns are named by their storage names.
         let number = try ExpressionParser.parseFilter("number eq 1", for: Self.samples)
-        var numberContext = SQLBuildContext()
+        var numberContext = SQLBuildContext(dialect: SQLiteDialect())
         #expect(ExpressionTranslator.sql(for: number, in: &numberContext).contains("t0.\"number_column\""))
     }
 
@@ -304,7 +304,7 @@ import Testing
         let database = try ExpressionFixture.carDealerDatabase()
         for (filter, search) in [("personID eq 5", true), ("personID gt 5 and personID lt 9", true), ("not (personID eq 5)", false)] {
             let expression = try ExpressionParser.parseFilter(filter, for: ExpressionFixture.type("Person"))
-            var context = SQLBuildContext()
+            var context = SQLBuildContext(dialect: SQLiteDialect())
             let condition = ExpressionTranslator.condition(for: expression, in: &context)
             let plan = try database.rows("EXPLAIN QUERY PLAN SELECT * FROM \"Person\" AS t0 WHERE " + condition, context.parameters)
             let detail = plan.compactMap { row -> String? in if case .text(let text)? = row.last { return text } else { return nil } }.joined(separator: "; ")
@@ -315,13 +315,58 @@ import Testing
     @Test func plainComparisonsStayIndexFriendly() throws {
         // Non-nullable operands need neither IS nor COALESCE; in a WHERE clause nullable ones skip COALESCE too.
         let car = ExpressionFixture.type("Car")
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: SQLiteDialect())
         let make = try ExpressionParser.parseFilter("make eq 'Ford' and carID gt 3", for: car)
         #expect(ExpressionTranslator.condition(for: make, in: &context) == "((t0.\"make\" = ? COLLATE BINARY) AND (t0.\"carID\" > ?))")
         let maintenance = ExpressionFixture.type("Maintenance")
-        var second = SQLBuildContext()
+        var second = SQLBuildContext(dialect: SQLiteDialect())
         let miles = try ExpressionParser.parseFilter("intervalMiles gt 3000", for: maintenance)
         #expect(ExpressionTranslator.condition(for: miles, in: &second) == "(t0.\"intervalMiles\" > ?)")
         #expect(ExpressionTranslator.sql(for: miles, in: &second) == "COALESCE((t0.\"intervalMiles\" > ?), 0)")
     }
+
+    /// The translator takes every engine-specific piece from its dialect. With numbered
+    /// placeholders (`$1`, `$2`, as PostgreSQL's), the numbers follow the text, one per
+    /// parameter, also where a function repeats an argument (`endswith`).
+    @Test func placeholdersComeFromTheDialectInTextOrder() throws {
+        let filter = "endswith(name, 'z') and substring(name, 1, 2) eq 'ab' or number eq 7"
+        let expression = try ExpressionParser.parseFilter(filter, for: Self.samples)
+        var context = SQLBuildContext(dialect: NumberedPlaceholders())
+        let sql = ExpressionTranslator.condition(for: expression, in: &context)
+        #expect(!sql.contains("?"), "\(sql)")
+        var numbers: [Int] = []
+        var rest = Substring(sql)
+        while let dollar = rest.firstIndex(of: "$") {
+            let digits = rest[rest.index(after: dollar)...].prefix { $0.isNumber }
+            numbers.append(Int(digits)!)
+            rest = rest[digits.endIndex...]
+        }
+        #expect(numbers == Array(1...context.parameters.count), "\(sql)")
+    }
+}
+
+/// SQLite's dialect with PostgreSQL-style placeholders.
+private struct NumberedPlaceholders: SQLDialect {
+    let base = SQLiteDialect()
+    func placeholder(_ index: Int) -> String { "$" + String(index + 1) }
+    func quote(_ identifier: String) -> String { base.quote(identifier) }
+    func limitClause(limit: String?, offset: String?) -> String { base.limitClause(limit: limit, offset: offset) }
+    func orderTerm(_ term: String, descending: Bool) -> String { base.orderTerm(term, descending: descending) }
+    func keyMembership(columns: [String], alias: String, placeholder: String) -> String {
+        base.keyMembership(columns: columns, alias: alias, placeholder: placeholder)
+    }
+    func keyList(_ keys: [LinkKey]) -> SQLValue { base.keyList(keys) }
+    func castToReal(_ sql: String) -> String { base.castToReal(sql) }
+    func castToInteger(_ sql: String, within range: ClosedRange<Int64>) -> String { base.castToInteger(sql, within: range) }
+    func integerResult(_ sql: String, within range: ClosedRange<Int64>) -> String { base.integerResult(sql, within: range) }
+    var binaryCollation: String { base.binaryCollation }
+    var trueValue: String { base.trueValue }
+    var falseValue: String { base.falseValue }
+    func nullSafeEqual(_ left: String, _ right: String, negated: Bool) -> String { base.nullSafeEqual(left, right, negated: negated) }
+    func remainder(_ left: String, _ right: String, integral: Bool) -> String { base.remainder(left, right, integral: integral) }
+    func function(_ function: ExpressionFunction, argumentCount: Int, argument: (Int) -> String) -> String {
+        base.function(function, argumentCount: argumentCount, argument: argument)
+    }
+    func datePart(_ function: ExpressionFunction, of sql: String, isTime: Bool) -> String { base.datePart(function, of: sql, isTime: isTime) }
+    func columnType(_ type: PrimitiveType) -> String { base.columnType(type) }
 }

@@ -28,9 +28,8 @@ import Testing
         }
     }
 
-    /// Copies every committed frame of the WAL into the database file. The gateway's read-lock
-    /// anchor takes a new snapshot after each of its writes, and steps aside within a tick
-    /// (100 ms) of another connection's, so a passive checkpoint soon gets them all.
+    /// Copies every committed frame of the WAL into the database file. No read of the gateway
+    /// outlives its request, so a passive checkpoint soon gets them all.
     private func checkpointEverything(_ database: Database) throws {
         for _ in 0..<300 {
             let row = try database.rows("PRAGMA wal_checkpoint(PASSIVE)").first ?? []

@@ -149,7 +149,7 @@ import Testing
         var cars: [Int64] = []
         try reader.withSingle(path, streaming: info.options.expand, memo: memo) { person in
             guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
-            lent.forEach { row in
+            try lent.forEach { row in
                 if case .single(let joined?)? = row.expansion(of: car), case .integer(let id) = joined.value(at: 0) { cars.append(id) }
             }
         }
@@ -166,19 +166,49 @@ import Testing
         let first = try streamedCars(reader, person: 1, memo: memo)
         #expect(first == (try streamedCars(reader, person: 1, memo: nil)), "the memo changes nothing read")
         #expect(!first.isEmpty)
-        let plan = try #require(memo.streamedExpansions.first)
-        #expect(memo.streamedExpansions.count == 1, "one plan per expanded collection")
-        let statement = try plan.statement(reader)
+        let plan = try #require(memo.expansionSteps.first)
+        #expect(memo.expansionSteps.count == 1, "one plan per expanded collection")
+        let statement = try plan.statement(reader, single: true)
 
         try database.execute("INSERT INTO PersonCar (personID, carID, createStamp) VALUES (1, 3, 0)")
         let second = try streamedCars(reader, person: 1, memo: memo)
         #expect(Set(second) == Set(first + [3]), "the repeat reads the row inserted since: \(second)")
-        #expect(memo.streamedExpansions.count == 1 && memo.streamedExpansions.first === plan, "planned once")
-        #expect(try plan.statement(reader) === statement, "prepared once")
+        #expect(memo.expansionSteps.count == 1 && memo.expansionSteps.first === plan, "planned once")
+        #expect(try plan.statement(reader, single: true) === statement, "prepared once")
 
         let other = EntityReader(database: try gateway.openDatabase())
         #expect(try streamedCars(other, person: 1, memo: memo) == second)
-        #expect(try plan.statement(other) !== statement, "a statement is never used on another connection")
+        #expect(try plan.statement(other, single: true) !== statement, "a statement is never used on another connection")
+    }
+
+    /// A page's `$expand` levels read by key list are steps of the target's read plan too:
+    /// one per level, kept for the repeat, which reads the data as it is now.
+    @Test func keyListLevelsAreStepsOfThePlan() throws {
+        let database = try gateway.openDatabase()
+        let reader = EntityReader(database: database)
+        let info = try UriParser(model: gateway.model).parse(path: "Person", query: "$top=3&$expand=PersonCar/PersonCarMaintenance,PersonCar/Car")
+        guard case .entityCollection(let path) = info.resource else { throw URIError.badRequest("not a collection") }
+        let memo = QueryMemo()
+        func read() throws -> [EntityRecord] {
+            let page = try reader.page(EntityQuery(path: path, options: info.options, pageSize: nil), memo: memo)
+            var budget = EntityBudget.unlimited
+            try reader.expand(page.records, info.options.expand, memo: memo, budget: &budget)
+            return page.records
+        }
+        let first = try read()
+        // PersonCar's children hold a collection, so none is joined: one step per level, depth first.
+        #expect(memo.expansionSteps.map(\.navigation.name) == ["PersonCar", "PersonCarMaintenance", "Car"])
+        let steps = memo.expansionSteps
+        let second = try read()
+        #expect(zip(steps, memo.expansionSteps).allSatisfy { $0 === $1 } && memo.expansionSteps.count == 3, "planned once")
+        let personCar = try #require(gateway.model.entitySet(named: "Person")?.entityType.navigationProperty(named: "PersonCar"))
+        func count(_ records: [EntityRecord]) -> Int {
+            records.reduce(0) { total, person in
+                if case .collection(let cars)? = person.expansion(of: personCar) { return total + cars.count }
+                return total
+            }
+        }
+        #expect(count(first) == count(second) && count(first) > 0)
     }
 
     /// Over HTTP, the same target alternates JSON (joined) and Atom (a statement per level)

@@ -49,9 +49,8 @@ import Testing
         try expectSameEntities("PersonCarMaintenance?$top=4", expanding: "Maintenance")
     }
 
-    /// `Set(key)` is read by the key kept beside its cached parse (`KeyedEntity`), not the one
-    /// in its path: each request of a kept shape gets its own entity, whatever form its key
-    /// takes and whatever else it asks, and a missing one its 404.
+    /// Requests of one kept parse shape (`ParseCache`) share its plans: each gets its own
+    /// entity, whatever form its key takes and whatever else it asks, and a missing one its 404.
     @Test func eachKeyedTargetReadsItsOwnEntity() throws {
         let targets = [("Person(3)", 3), ("Person(1)", 1), ("Person(003)", 3), ("Person(personID=2)", 2),
                        ("Person(1)?$select=firstName,personID", 1), ("Person(2)?$expand=PersonCar", 2), ("Person(3)", 3)]
@@ -105,50 +104,10 @@ import Testing
         #expect(metadata["etag"] as? String == single.etag)
     }
 
-    /// A read of several statements sees one snapshot: a row committed meanwhile by another
-    /// connection is not in it, and is in the next read.
-    @Test func aReadTransactionIsOneSnapshot() throws {
-        let reader = try gateway.openDatabase()
-        let writer = try gateway.openDatabase()
-        func people() throws -> [[SQLValue]] { try reader.cachedStatement("SELECT count(*) FROM Person").rows() }
-        let before = try people()
-        let (first, second) = try reader.readTransaction {
-            let first = try people()
-            try writer.execute("INSERT INTO Person (firstName, lastName, createDate) VALUES ('New', 'Comer', 0)")
-            return (first, try people())
-        }
-        #expect(first == before)
-        #expect(second == before, "the insert committed during the read is not in its snapshot")
-        #expect(try people() != before, "the next read sees it")
-    }
-
-    /// Which GETs run in a read transaction of their own (BEGIN ... COMMIT): those that may run
-    /// more than one statement, so that they see one snapshot; a lone statement is already one.
-    @Test func readsOfSeveralStatementsAndOnlyThoseRunInATransaction() throws {
-        let parser = UriParser(model: gateway.model)
-        func several(_ target: String) throws -> Bool {
-            let (path, query) = target.firstIndex(of: "?").map { (target[..<$0], target[target.index(after: $0)...]) }
-                ?? (Substring(target), "")
-            return ODataService.readsSeveralStatements(try parser.parse(path: path, query: query))
-        }
-        // A page and its count; the parent entity of an empty page; expansions; $count below an
-        // entity; links.
-        for target in ["Person?$inlinecount=allpages", "Person?$top=2&$inlinecount=allpages", "Person(1)/PersonCar",
-                       "Person?$expand=PersonCar", "PersonCar?$expand=Car", "Person(1)/PersonCar/$count", "Person/$count",
-                       "Person(1)/$links/PersonCar"] {
-            #expect(try several(target), "\(target)")
-        }
-        // One statement each: a page of a set, filtered, ordered, paged by token; an entity.
-        for target in ["Person", "Person?$top=20", "Person?$filter=lastName eq 'Samson'&$orderby=firstName&$top=20",
-                       "Person?$skiptoken=3L", "Person(1)", "Person(1)/firstName", "$metadata", ""] {
-            #expect(try !several(target), "\(target)")
-        }
-    }
-
-    /// A single entity's streamed expansions run without BEGIN and COMMIT, while the entity's
-    /// statement still sits on its row: they share its snapshot all the same. A PersonCar
-    /// another connection commits between the entity and its expansion is not in the answer,
-    /// and is in the next one.
+    /// A single entity's streamed expansions are read while its response is written, inside
+    /// the request's read scope: they share the entity's snapshot. A PersonCar another
+    /// connection commits between the entity and its expansion is not in the answer, and is in
+    /// the next one.
     @Test func streamedExpansionsShareTheEntitysSnapshot() throws {
         let database = try gateway.openDatabase()
         let writer = try gateway.openDatabase()
@@ -158,15 +117,15 @@ import Testing
         let personCar = try #require(gateway.model.entitySet(named: "Person")?.entityType.navigationProperty(named: "PersonCar"))
         func personCarKeys(committingOneFirst: Bool) throws -> [Int64] {
             var keys: [Int64] = []
-            try reader.withSingle(path, streaming: info.options.expand) { person in
+            try database.readScope.run { try reader.withSingle(path, streaming: info.options.expand) { person in
                 if committingOneFirst {
                     try writer.execute("INSERT INTO PersonCar (personID, carID, createStamp) VALUES (1, 3, 0)")
                 }
                 guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
-                lent.forEach { row in
+                try lent.forEach { row in
                     if case .integer(let key) = row.record.values[0] { keys.append(key) }
                 }
-            }
+            } }
             return keys
         }
         let before = try personCarKeys(committingOneFirst: false)
@@ -174,6 +133,36 @@ import Testing
         #expect(database.isInAutocommit, "no explicit transaction is left open")
         #expect(try personCarKeys(committingOneFirst: true) == before, "the insert committed during the read is not in its snapshot")
         #expect(try personCarKeys(committingOneFirst: false).count == before.count + 1, "the next read sees it")
+    }
+
+    /// A single entity's single-valued expansions are joined to its row, as a page's are; the
+    /// entity and its Car are those the records path writes, and a missing entity is a 404.
+    @Test func aSingleEntityJoinsItsSingleValuedExpansions() throws {
+        for key in [1, 2, 5] {
+            let single = try #require(try entities("PersonCar(\(key))?$expand=Car", without: "PersonCarMaintenance").entities.first)
+            let listed = try #require(try entities(TestGateway.encodeQuery("PersonCar?$filter=personCarID eq \(key)&$expand=Car,PersonCarMaintenance"),
+                                                   without: "PersonCarMaintenance").entities.first)
+            #expect(single["Car"] as? NSDictionary != nil)
+            #expect(single == listed, "PersonCar(\(key))")
+        }
+        #expect(try gateway.get("PersonCar(999999)?$expand=Car").status == 404)
+        let both = try #require(try gateway.get("PersonCar(1)?$expand=Car,PersonCarMaintenance").d() as? [String: Any])
+        #expect(both["Car"] is [String: Any] && both["PersonCarMaintenance"] != nil)
+    }
+
+    /// An expanded collection is read while its entity is written: a failure there is thrown
+    /// there, and the response is an OData error, not the document written so far. The
+    /// request's read scope ends with it, so the next request is served.
+    @Test func aFailureReadingAnExpansionIsAnErrorNotAPartialDocument() throws {
+        let database = try gateway.openDatabase()
+        try database.execute("ALTER TABLE PersonCar RENAME TO PersonCarAway")
+        let failed = try gateway.get("Person(1)?$expand=PersonCar")
+        #expect(failed.status == 500, "\(failed.text.prefix(300))")
+        let error = try #require(try JSONSerialization.jsonObject(with: Data(failed.body)) as? [String: Any])
+        #expect(error["error"] != nil && error["d"] == nil, "\(failed.text.prefix(300))")
+        try database.execute("ALTER TABLE PersonCarAway RENAME TO PersonCar")
+        #expect(try gateway.get("Person(1)?$expand=PersonCar").status == 200)
+        #expect(try gateway.get("Person(2)").status == 200)
     }
 
     /// Text stored by another program may hold bytes that are not UTF-8: both paths answer it

@@ -47,8 +47,8 @@ struct ReferenceEvaluator {
     /// Loads every row of every entity type of `model`.
     init(model: EntityModel, database: Database) throws {
         for type in model.entityTypes {
-            let columns = type.columnNames.map(SQL.quote).joined(separator: ", ")
-            let rows = try database.rows("SELECT \(columns) FROM \(SQL.quote(type.tableName))").map { Row(type: type, values: $0) }
+            let columns = type.columnNames.map(SQLiteDialect().quote).joined(separator: ", ")
+            let rows = try database.rows("SELECT \(columns) FROM \(SQLiteDialect().quote(type.tableName))").map { Row(type: type, values: $0) }
             rowsByType[ObjectIdentifier(type)] = rows
             rowsByKey[ObjectIdentifier(type)] = Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0) })
         }

@@ -72,11 +72,11 @@ extension ODataService {
         }
     }
 
-    /// Runs a change set as one write of the `WriteGate`. An operation that fails rolls it back,
+    /// Runs a change set as one write of the store (`EntityStore.write`). An operation that fails rolls it back,
     /// and its error becomes the change set's only response.
     private func runChangeSet(_ operations: [BatchOperation], outer: HTTPRequest) throws -> BatchResponsePart {
         do {
-            let (responses, commit) = try writeGate.write { database throws -> [BatchOperationResponse] in
+            let (responses, commit) = try store.write(model: model) { session throws -> [BatchOperationResponse] in
                 var contentIDs = ContentIDReferences()
                 var responses: [BatchOperationResponse] = []
                 for operation in operations {
@@ -85,7 +85,7 @@ extension ODataService {
                     do {
                         request = httpRequest(for: operation, uri: try contentIDs.resolve(operation.uri), outer: outer)
                         let (context, method) = try requestContext(for: request)
-                        let write = WriteContext(request: context, database: database, model: model, contentIDs: contentIDs)
+                        let write = WriteContext(request: context, session: session, contentIDs: contentIDs)
                         answer = try performWrite(write, method: method)
                     } catch {
                         throw ChangeSetFailure(response: response(answering: operation, with: errorResponse(for: error, request: request)))

@@ -6,9 +6,9 @@ import ODataStore
 final class CommitHold: ResponseHold {
     let commit: PendingCommit
     /// The error response for a commit that failed, built only then.
-    let failureResponse: @Sendable (SQLiteError) -> HTTPResponse
+    let failureResponse: @Sendable (any StoreFailure) -> HTTPResponse
 
-    init(commit: PendingCommit, failureResponse: @escaping @Sendable (SQLiteError) -> HTTPResponse) {
+    init(commit: PendingCommit, failureResponse: @escaping @Sendable (any StoreFailure) -> HTTPResponse) {
         self.commit = commit
         self.failureResponse = failureResponse
     }

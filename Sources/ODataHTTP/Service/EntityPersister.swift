@@ -6,7 +6,7 @@ import ODataStore
 /// deep-inserted relatives, or updates one (replace or merge). It runs inside the request's
 /// transaction, so a body that fails anywhere, however deep, leaves nothing behind.
 struct EntityPersister {
-    let writer: EntityWriter
+    let writer: any EntityWriting
     /// Finds the entity a binding names.
     let resolve: (EntityReference, NavigationProperty) throws -> EntityRecord
 

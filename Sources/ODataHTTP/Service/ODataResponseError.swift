@@ -103,12 +103,12 @@ extension TransportCondition: ODataResponseError {
     }
 }
 
-/// What SQLite reports, as the client hears it: busy and aborted writes may succeed when tried
-/// again, a constraint is the request's clash with what is stored, and anything else is the
-/// service's own failure. (`SQLiteError` spells its own `code` and `message`, so it is answered
-/// through this rather than conforming itself.)
+/// What the storage engine reports (`StoreFailure`), as the client hears it: busy and aborted
+/// writes may succeed when tried again, a constraint is the request's clash with what is stored,
+/// and anything else is the service's own failure. (An engine's error spells its own `code` and
+/// `message`, so it is answered through this rather than conforming itself.)
 struct DatabaseFailure: ODataResponseError {
-    let error: SQLiteError
+    let error: any StoreFailure
 
     var status: Int {
         if error.isBusy || error.isAborted { return 503 }
@@ -137,7 +137,7 @@ extension ODataService {
     func errorResponse(for failure: any Error, request: HTTPRequest) -> HTTPResponse {
         let error: any ODataResponseError = switch failure {
         case let error as any ODataResponseError: error
-        case let error as SQLiteError: DatabaseFailure(error: error)
+        case let error as any StoreFailure: DatabaseFailure(error: error)
         default: ServiceError.internalError(detail: String(describing: failure))
         }
         if error.status >= 500 {

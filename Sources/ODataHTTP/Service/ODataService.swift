@@ -6,9 +6,9 @@ import ODataSerialization
 import ODataStore
 import ODataURI
 
-/// The OData service: it turns an HTTP request into a `UriInfo`, runs it against SQLite and
-/// writes the response. It holds no per-request state; each server thread has its own
-/// SQLite connection.
+/// The OData service: it turns an HTTP request into a `UriInfo`, runs it against its
+/// `EntityStore` and writes the response. It holds no per-request state; each server thread
+/// has its own reader.
 public final class ODataService: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The path of the service root, e.g. `/CarDealer.svc`.
@@ -38,7 +38,6 @@ public final class ODataService: @unchecked Sendable {
 
     public let model: EntityModel
     public let configuration: Configuration
-    public let databasePath: String
     let logger: Logger
     /// Whether the access log is on (`--log-level debug`), decided once: asking the logger
     /// copied its handler on every request (about 200 instructions of a `Person(n)`,
@@ -53,27 +52,21 @@ public final class ODataService: @unchecked Sendable {
     /// cache line the other cores wrote too (1 retain in 60 a `Person(n)`, and 2% of its user
     /// time, perf).
     let jsonHeaders: (v1: [(String, String)], v2: [(String, String)])
-    private let connections: ThreadLocal<Database>
+    /// Each thread's reader (`EntityStore.openReader`).
+    private let readers: ThreadLocal<ReaderSlot>
     /// Each thread's parsed targets, with the SQL built for their queries.
     private let parseCaches: ThreadLocal<ParseCache<QueryMemo>>
     /// Each thread's last service root, by the Host header it came from.
     private let serviceRoots = ThreadLocal { ServiceRootCache() }
 
-    /// Every write of the service goes through it (see `WriteGate`).
-    let writeGate: WriteGate
-    /// A gate the service made for itself is closed with it; a shared one by its owner.
-    private let ownsWriteGate: Bool
+    /// Where the entities are read and written; shared by every service of this process over
+    /// the same database, so that their writes share one connection and their commits.
+    let store: any EntityStore
 
-    /// - Parameter writeGate: shared by every service of this process over the same database
-    ///   file, so that their writes share one connection and their commits (see `WriteGate`);
-    ///   without one the service makes its own.
-    /// - Parameter anchor: the process's read-lock anchor, if it has one; its connections then
-    ///   keep their read transactions between read requests while nothing writes (`HeldSnapshot`).
-    public init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger,
-                writeGate: WriteGate? = nil, anchor: ReadLockAnchor? = nil) {
+    public init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger) {
         self.model = model
         self.configuration = configuration
-        self.databasePath = databasePath
+        self.store = store
         self.logger = logger
         self.logsAccess = logger.logLevel <= .debug
         self.uriParser = UriParser(model: model, limits: configuration.limits)
@@ -85,31 +78,16 @@ public final class ODataService: @unchecked Sendable {
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
         self.entityLayouts = EntityLayouts(model: model)
         self.jsonHeaders = (Self.headers(type: Self.jsonType, version: .v1), Self.headers(type: Self.jsonType, version: .v2))
-        self.writeGate = writeGate ?? WriteGate(path: databasePath)
-        self.ownsWriteGate = writeGate == nil
-        self.connections = ThreadLocal {
-            let database = try Database(path: databasePath)
-            try database.configureForService()
-            try database.mapFileIfLargerThanCache(upTo: configuration.memoryMapSize)
-            anchor?.holdSnapshots(of: database)
-            return database
-        }
+        self.readers = ThreadLocal { ReaderSlot(reader: try store.openReader()) }
     }
 
-    deinit {
-        if ownsWriteGate { writeGate.close() }
-    }
-
-    /// The connection of the calling thread, for reads.
-    func database() throws -> Database { try connections.get() }
+    /// The calling thread's reader.
+    func reader() throws -> any EntityReading { try readers.withValue { $0.reader } }
 
     /// Handles one request; every failure becomes an OData error response.
     /// A write's response comes with a hold (`HTTPResponse.hold`) until its commit is decided.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let snapshot = try? connections.withValue { $0.heldSnapshot }
-        snapshot?.beginRequest(reads: request.method == "GET" || request.method == "HEAD")
         var response = respond(to: request)
-        snapshot?.endRequest()
         finish(&response, for: request)
         return response
     }
@@ -230,6 +208,13 @@ struct RequestContext {
     var info: UriInfo { parse.info }
     var queryMemo: QueryMemo { parse.derived }
     var serviceRoot: String { uris.serviceRoot }
+}
+
+/// A thread's reader, held where `ThreadLocal` keeps a class instance.
+final class ReaderSlot {
+    let reader: any EntityReading
+
+    init(reader: any EntityReading) { self.reader = reader }
 }
 
 /// One thread's last service root (`ODataService.entityURIs(for:)`).

@@ -24,9 +24,8 @@ extension ODataService {
     /// A GET, answered 304 Not Modified when If-None-Match names the entity's current ETag and
     /// 412 when If-Match names none of it. Responses without an ETag (collections) ignore both.
     func conditionalRead(_ context: RequestContext) throws -> HTTPResponse {
-        let response = Self.readsSeveralStatements(context.info)
-            ? try database().readTransaction { try read(context) }
-            : try read(context)
+        // Every read of the request in one snapshot (`ReadScope`).
+        let response = try reader().readScope { try read(context) }
         // The request's preconditions first: most reads have none, and then the response's
         // headers need not be searched for its ETag.
         let request = context.request
@@ -41,22 +40,5 @@ extension ODataService {
             return HTTPResponse(status: 304, headers: [("ETag", tag), ("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache")])
         }
         return response
-    }
-
-    /// Reads of more than one statement (a page and its count, expansions) run in one read
-    /// transaction: one snapshot, begun and ended once. A lone statement (an entity, a page of
-    /// a set with nothing expanded or counted) SQLite already runs in a transaction of its own,
-    /// and BEGIN and COMMIT around it cost two more statements (about 2,000 instructions of a
-    /// `Person?$top=20`); `read` opens one itself for an entity whose expansions are read after
-    /// its statement is done (see `ReadProcessor`).
-    static func readsSeveralStatements(_ info: UriInfo) -> Bool {
-        switch info.resource {
-        case .entityCollection(let path):
-            // A page below an entity reads that entity too when the page is empty (a 404 if it
-            // does not exist); a page of a set reads only itself, without expansions or a count.
-            path.segments.count > 1 || !info.options.expand.isEmpty || info.options.inlineCount == .allPages
-        case .count, .links: true
-        case .entity, .property, .metadata, .serviceDocument, .batch: false
-        }
     }
 }

@@ -10,12 +10,6 @@ extension ODataService {
     func read(_ context: RequestContext) throws -> HTTPResponse {
         let info = context.info
         let options = info.options
-        // `Set(key)` by the key kept beside its parse, not the one in its path (`KeyedEntity`).
-        if let entity = context.parse.keyedEntity, let response = try streamedEntity(context, options, notFound: { notFound(entity) }, {
-            try $0.withSingle(entity, streaming: options.expand, memo: context.queryMemo, budget: $1, $2)
-        }) {
-            return response
-        }
         switch info.resource {
         case .serviceDocument:
             switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header(.accept)) {
@@ -31,40 +25,14 @@ extension ODataService {
         case .batch:
             throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST")
 
-        case .entityCollection(let path):
-            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
-            return try readCollection(path, context: context, representation: representation)
-
         case .entity(let path):
-            // A keyed entity that can be streamed was answered above: not asked again here.
-            if context.parse.keyedEntity == nil, let response = try streamedEntity(context, options, notFound: { notFound(path) }, {
-                try $0.withSingle(path, streaming: options.expand, memo: context.queryMemo, budget: $1, $2)
-            }) {
-                return response
-            }
-            let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
-            let reader = EntityReader(database: try database())
-            // The entity's statement is done before its expansions are read: one transaction
-            // keeps them all in one snapshot.
-            let found = try options.expand.isEmpty ? reader.single(path) : reader.database.readTransaction {
-                guard let record = try reader.single(path) else { return nil }
-                var budget = entityBudget
-                try budget.spend(1)
-                try reader.expand([record], options.expand, budget: &budget)
-                return record
-            }
-            guard let record = found else { throw notFound(path) }
-            let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
-            try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-            if representation == .atom {
-                return ok(atomSerializer(context).entryDocument(record, select: options.select),
-                          type: "application/atom+xml;type=entry;charset=utf-8", version: version, entityTag: etag(of: record))
-            }
-            let body = serializer(context, version).entityDocument(record, select: options.select)
-            return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: etag(of: record))
+            return try readEntities(path, single: true, context: context)
+
+        case .entityCollection(let path):
+            return try readEntities(path, single: false, context: context)
 
         case .property(let path, let property, let raw):
-            let reader = EntityReader(database: try database())
+            let reader = try reader()
             guard let record = try reader.single(path) else { throw notFound(path) }
             let value = record.value(of: property)
             if raw {
@@ -85,7 +53,7 @@ extension ODataService {
 
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
-            let reader = EntityReader(database: try database())
+            let reader = try reader()
             if path.segments.count > 1, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
             let query = EntityQuery(path: path, options: options, pageSize: nil)
             let count = try reader.count(query, applyTopSkip: true, memo: context.queryMemo)
@@ -97,55 +65,99 @@ extension ODataService {
         }
     }
 
-    private func readCollection(_ path: ResourcePath, context: RequestContext,
-                                representation: ContentNegotiation.Representation) throws -> HTTPResponse {
+    /// An entity or a page of a collection, with its expansions, in JSON or Atom alike. Each
+    /// entity is written from its row in place as it is read, when every expansion is read
+    /// along with it: joined into the row (single-valued navigations), or, below a single
+    /// entity, read as the response reaches it (`ExpansionStream`). Expansions below expanded
+    /// collections are read into records first, one statement per expansion level. The
+    /// request's `EntityBudget` is counted as entities are read, and what follows a page
+    /// (`pageEnd`: the 404 of a missing parent, the count, the next link) once its last entity
+    /// is written; a failure is thrown where it happens, and the response dropped.
+    private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
-        let reader = EntityReader(database: try database())
+        let atom = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom
+        let reader = try reader()
+        var budget = entityBudget
+        let inPlace = single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand) : JoinedExpansions.canJoin(options.expand)
+        if single {
+            let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
+            try budget.spend(1)
+            if inPlace {
+                var response: HTTPResponse?
+                try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo, budget: budget) { row in
+                    // One digest for both: the ETag header and the one in the document.
+                    let digest = row.tagDigest
+                    response = atom
+                        ? ok(try atomSerializer(context).entryDocument(row, select: options.select), type: Self.atomEntryType,
+                             version: version, entityTag: .weak(digest))
+                        : ok(try serializer(context, version).entityDocument(row, select: options.select, tagDigest: digest),
+                             type: Self.jsonType, version: version, entityTag: .weak(digest))
+                }
+                guard let response else { throw notFound(path) }
+                try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+                return response
+            }
+            guard let record = try reader.single(path) else { throw notFound(path) }
+            try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
+            try reader.expand([record], options.expand, memo: context.queryMemo, budget: &budget)
+            let tag = EntityTagValue.weak(record.tagDigest)
+            if atom {
+                return ok(try atomSerializer(context).entryDocument(record, select: options.select), type: Self.atomEntryType,
+                          version: version, entityTag: tag)
+            }
+            return ok(try serializer(context, version).entityDocument(record, select: options.select), type: Self.jsonType,
+                      version: version, entityTag: tag)
+        }
+
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
-        if JoinedExpansions.canJoin(options.expand) && representation != .atom {
-            // Each entity, and what it expands along single-valued navigation properties, is
-            // written from its row in place: no record per entity, no statement per level.
-            // A `let`, made once: changed after it was made, the query was copied and destroyed
-            // again on every request.
+        if inPlace {
             let query = EntityQuery(path: path, options: options, pageSize: pageSize, joinedExpand: options.expand)
-            var version = ResponseVersion.v1
-            // The serializer's version shapes only expanded collections, of which there are none here.
-            let body = try serializer(context, .v2).collectionDocument(select: options.select) { write in
-                var delivered = 0
-                var budget = entityBudget
+            var delivered = 0
+            if atom {
+                var feed = atomSerializer(context).rowFeed(title: path.targetSet.name, selfLink: selfLink(context), select: options.select)
                 let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
-                    // Before the entity is written: a response past the limit is dropped whole.
                     try budget.spend(row.entityCount)
-                    write(row)
+                    try feed.append(row)
                     delivered += 1
                 }
                 let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
-                version = end.version
-                return end
+                return ok(feed.finish(count: end.count, next: end.next), type: Self.atomFeedType, version: end.version)
             }
-            return ok(body, type: "application/json;charset=utf-8", version: version)
+            // The JSON serializer's version shapes only expanded collections, of which there are none here.
+            var document = serializer(context, .v2).rowCollection(select: options.select)
+            let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
+                // Before the entity is written: a response past the limit is dropped whole.
+                try budget.spend(row.entityCount)
+                try document.append(row)
+                delivered += 1
+            }
+            let end = try pageEnd(query, delivered: delivered, nextToken: token, reader: reader, context: context)
+            return ok(document.finish(end), type: Self.jsonType, version: end.version)
         }
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)
-        var budget = entityBudget
         try budget.spend(page.records.count)
-        try reader.expand(page.records, options.expand, budget: &budget)
+        try reader.expand(page.records, options.expand, memo: context.queryMemo, budget: &budget)
         let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
-        let (count, next, version) = (end.count, end.next, end.version)
-        if representation == .atom {
-            let selfLink = String(context.request.path.dropFirst(configuration.rootPath.count + 1))
-            let body = atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink,
-                                                             select: options.select, count: count, next: next)
-            return ok(body, type: "application/atom+xml;type=feed;charset=utf-8", version: version)
+        if atom {
+            let body = try atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink(context),
+                                                                 select: options.select, count: end.count, next: end.next)
+            return ok(body, type: Self.atomFeedType, version: end.version)
         }
-        let body = serializer(context, version).collectionDocument(page.records, select: options.select, count: count, next: next)
-        return ok(body, type: "application/json;charset=utf-8", version: version)
+        let body = try serializer(context, end.version).collectionDocument(page.records, select: options.select, count: end.count, next: end.next)
+        return ok(body, type: Self.jsonType, version: end.version)
+    }
+
+    /// The request's path below the service root, which an Atom feed names itself by: only
+    /// Atom pays for cutting it out.
+    private func selfLink(_ context: RequestContext) -> String {
+        String(context.request.path.dropFirst(configuration.rootPath.count + 1))
     }
 
     /// What follows a page of entities, for both ways of writing it: a 404 when the page is
     /// empty because its parent entity does not exist, the `$inlinecount`, the next link, and
     /// the response version these make (checked against the client's maximum).
-    private func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: EntityReader,
+    private func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: any EntityReading,
                          context: RequestContext) throws -> VerboseJSONSerializer.CollectionEnd {
         let options = context.info.options
         if delivered == 0, let parent = query.path.parent, try reader.single(parent) == nil { throw notFound(parent) }
@@ -159,7 +171,7 @@ extension ODataService {
     private func readLinks(source: ResourcePath, navigation: NavigationProperty, targetKey: [EDMValue]?,
                            context: RequestContext, representation: ContentNegotiation.Representation) throws -> HTTPResponse {
         let options = context.info.options
-        let reader = EntityReader(database: try database())
+        let reader = try reader()
         guard try reader.single(source) != nil else { throw notFound(source) }
         let path = ResourcePath(segments: source.segments + [.navigation(navigation, key: targetKey)])
         let single = !navigation.isCollection || targetKey != nil
@@ -202,53 +214,16 @@ extension ODataService {
     }
 
     func atomSerializer(_ context: RequestContext) -> AtomSerializer {
-        AtomSerializer(uris: context.uris, updated: AtomTimestamp.now(), etag: etagProvider)
+        AtomSerializer(uris: context.uris, updated: AtomTimestamp.now(), writesETags: true)
     }
 
-    /// The ETag of a record (every entity has one; see `EntityTag`).
-    var etagProvider: ((EntityRecord) -> String?)? { EntityTag.of }
-
-    /// The ETag header's value for `record`, if it has one.
-    func etag(of record: EntityRecord) -> EntityTagValue? {
-        etagProvider.flatMap { provider in provider(record) }.map(EntityTagValue.text)
-    }
-
-    /// An entity written from its row in place, as `readSingle` lends it: nothing outlives it.
-    /// Expanded collections are read as the response gets to them, each entity from its row
-    /// too. They are read while the entity's statement still sits on its row, so every
-    /// statement shares the snapshot of the transaction SQLite keeps open for it: no BEGIN and
-    /// COMMIT. Nil when the request needs the entity as a record instead (Atom, or expansions
-    /// that are not streamed).
-    private func streamedEntity(_ context: RequestContext, _ options: QueryOptions, notFound: () -> ServiceError,
-                                _ readSingle: (EntityReader, EntityBudget, (EntityRow) throws -> Void) throws -> Bool) throws -> HTTPResponse? {
-        let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
-        guard representation != .atom && (options.expand.isEmpty || ExpansionStream.canStream(options.expand)) else { return nil }
-        let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
-        let serializer = serializer(context, version)
-        var written: (body: SerializedBytes, digest: UInt64)?
-        _ = try readSingle(EntityReader(database: try database()), options.expand.isEmpty ? .unlimited : entityBudget(spent: 1)) { row in
-            // One digest for both: the ETag header and the one in `__metadata`.
-            let digest = row.tagDigest
-            written = (serializer.entityDocument(row, select: options.select, tagDigest: digest), digest)
-        }
-        guard let (body, digest) = written else { throw notFound() }
-        try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-        return ok(body, type: "application/json;charset=utf-8", version: version, entityTag: .weak(digest))
+    /// The ETag header's value for `record` (every entity has one; see `EntityTag`).
+    func etag(of record: EntityRecord) -> EntityTagValue {
+        .weak(record.tagDigest)
     }
 
     /// What one response may hold (`QueryLimits`), counted as it is read.
     var entityBudget: EntityBudget { EntityBudget(configuration.limits) }
-
-    /// `entityBudget`, with the entity a single-entity response starts from counted.
-    private func entityBudget(spent: Int) throws -> EntityBudget {
-        var budget = entityBudget
-        try budget.spend(spent)
-        return budget
-    }
-
-    func notFound(_ entity: KeyedEntity) -> ServiceError {
-        notFound(ResourcePath(segments: [.entitySet(entity.set, key: [entity.key])]))
-    }
 
     func notFound(_ path: ResourcePath) -> ServiceError {
         let description = path.segments.map { segment -> String in
@@ -286,6 +261,8 @@ extension ODataService {
     }
 
     static let jsonType = "application/json;charset=utf-8"
+    static let atomEntryType = "application/atom+xml;type=entry;charset=utf-8"
+    static let atomFeedType = "application/atom+xml;type=feed;charset=utf-8"
 }
 
 /// Percent-encoding for a query option value: everything but unreserved characters and the

@@ -10,41 +10,34 @@ import ODataStore
 /// counted. Shared by all threads, every retain and release of one was an atomic write to a
 /// cache line that the other cores wrote too. With a copy per thread those counts stay in one
 /// core's cache: `Person?$top=20` under load went from 46% of its cycles in retain and release
-/// to 34%. The services share the write gate, so that all writes go through one connection and
-/// share commits, and the `ReadLockAnchor`, which spares each read transaction two `fcntl` calls.
+/// to 34%. The services share one store, so that all writes go through one connection and
+/// share commits.
 public final class ServicePerThread: @unchecked Sendable {
     private let services: ThreadLocal<ODataService>
-    private let anchor: ReadLockAnchor?
-    private let writeGate: WriteGate
+    private let store: any EntityStore
 
-    public init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
-        // Only a speed-up: without it every read still works, each with its own fcntl calls.
-        var anchor: ReadLockAnchor?
-        do {
-            anchor = try ReadLockAnchor(path: databasePath)
-            anchor?.startTicking()
-        } catch {
-            logger.warning("reads take SQLite's file locks one by one: \(error)")
-        }
-        self.anchor = anchor
-        let writeGate = WriteGate(path: databasePath, anchor: anchor)
-        self.writeGate = writeGate
+    /// The services of a SQLite database file.
+    public convenience init(model: EntityModel, databasePath: String, configuration: ODataService.Configuration, logger: Logger) {
+        self.init(model: model, store: SQLiteStore(path: databasePath, memoryMapSize: configuration.memoryMapSize),
+                  configuration: configuration, logger: logger)
+    }
+
+    /// The services of any store; they close it when they end.
+    public init(model: EntityModel, store: any EntityStore, configuration: ODataService.Configuration, logger: Logger) {
+        self.store = store
         services = ThreadLocal {
-            ODataService(model: try model.copy(), databasePath: databasePath, configuration: configuration,
-                         logger: logger, writeGate: writeGate, anchor: anchor)
+            ODataService(model: try model.copy(), store: store, configuration: configuration, logger: logger)
         }
     }
 
-    /// The gate's and the anchor's connections and threads end with the services, not with
-    /// the process. The gate goes first: it commits what is pending, and its writes hold the
-    /// anchor released until then.
+    /// The store's write connection and thread end with the services, not with the process:
+    /// it commits what is pending.
     deinit {
-        writeGate.close()
-        anchor?.close()
+        store.close()
     }
 
     /// How many writes the service committed, in how many commits (they share them).
-    public var writeStatistics: WriteGate.Statistics { writeGate.statistics }
+    public var writeStatistics: WriteStatistics { store.writeStatistics }
 
     /// Handles one request with the calling thread's service.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {

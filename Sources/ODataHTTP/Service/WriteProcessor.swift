@@ -21,8 +21,8 @@ extension ODataService {
         if method == "POST", case .entityCollection(let path) = context.info.resource {
             payload = try createPayload(for: path, context)
         }
-        var (response, commit) = try writeGate.write { database in
-            try performWrite(WriteContext(request: context, database: database, model: model, payload: payload), method: method)
+        var (response, commit) = try store.write(model: model) { session in
+            try performWrite(WriteContext(request: context, session: session, payload: payload), method: method)
         }
         let request = context.request
         response.hold = CommitHold(commit: commit) { [self] failure in
@@ -33,7 +33,7 @@ extension ODataService {
         return response
     }
 
-    /// One write, inside the transaction (or savepoint) the caller opened on `context.database`.
+    /// One write, inside the unit of writes the caller opened (`context.session`).
     func performWrite(_ context: WriteContext, method: String) throws -> HTTPResponse {
         let request = context.httpRequest
         switch context.request.info.resource {
@@ -118,7 +118,7 @@ extension ODataService {
             created = try persister.create(payload)
         }
         let tag = EntityTag.of(created)
-        let body = serializer(context.request, .v1).entityDocument(created, select: nil)
+        let body = try serializer(context.request, .v1).entityDocument(created, select: nil)
         return HTTPResponse(status: 201, headers: [
             ("Content-Type", "application/json;charset=utf-8"),
             ("DataServiceVersion", ResponseVersion.v1.headerValue),

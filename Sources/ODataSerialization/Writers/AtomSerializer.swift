@@ -14,14 +14,15 @@ public struct AtomSerializer {
     static let scheme = "http://schemas.microsoft.com/ado/2007/08/dataservices/scheme"
 
     public let uris: EntityURIs
-    public let etag: ((EntityRecord) -> String?)?
+    /// Whether entries carry their ETag (`EntityTag`) in `m:etag`.
+    public let writesETags: Bool
     /// The `updated` stamp of feeds and entries; the rows carry no modification time.
     public let updated: String
 
-    public init(uris: EntityURIs, updated: String, etag: ((EntityRecord) -> String?)? = nil) {
+    public init(uris: EntityURIs, updated: String, writesETags: Bool = false) {
         self.uris = uris
         self.updated = updated
-        self.etag = etag
+        self.writesETags = writesETags
     }
 
     private var namespaces: String {
@@ -32,15 +33,33 @@ public struct AtomSerializer {
     // MARK: - Documents
 
     public func feedDocument(_ records: [EntityRecord], title: String, selfLink: String, select: SelectNode?,
-                             count: Int?, next: String?) -> [UInt8] {
+                             count: Int?, next: String?) throws -> [UInt8] {
         var xml = declaration
-        feed(records, title: title, selfLink: selfLink, select: select, count: count, next: next, root: true, into: &xml)
+        try feed(title: title, selfLink: selfLink, count: count, next: next, root: true, into: &xml) { xml in
+            for record in records { try entry(record, select: select, root: false, into: &xml) }
+        }
         return Array(xml.utf8)
     }
 
-    public func entryDocument(_ record: EntityRecord, select: SelectNode?) -> [UInt8] {
+    /// A feed written entry by entry as the caller reads them, each from its row in place
+    /// (`AtomFeedDocument`).
+    public func rowFeed(title: String, selfLink: String, select: SelectNode?) -> AtomFeedDocument {
+        AtomFeedDocument(serializer: self, title: title, selfLink: selfLink, select: select)
+    }
+
+    /// An entry document, from a record or from a row read in place whose expanded
+    /// collections are read as they are written (a failure to read one is thrown).
+    public func entryDocument(_ record: EntityRecord, select: SelectNode?) throws -> [UInt8] {
+        try entryDocument(of: record, select: select)
+    }
+
+    public func entryDocument(_ row: EntityRow, select: SelectNode?) throws -> [UInt8] {
+        try entryDocument(of: row, select: select)
+    }
+
+    private func entryDocument<Entity: EntityColumns>(of entity: Entity, select: SelectNode?) throws -> [UInt8] {
         var xml = declaration
-        entry(record, select: select, root: true, into: &xml)
+        try entry(entity, select: select, root: true, into: &xml)
         return Array(xml.utf8)
     }
 
@@ -70,24 +89,25 @@ public struct AtomSerializer {
 
     // MARK: - Feeds and entries
 
-    private func feed(_ records: [EntityRecord], title: String, selfLink: String, select: SelectNode?,
-                      count: Int?, next: String?, root: Bool, into xml: inout String) {
+    /// A feed around the entries `entries` writes; the count comes before them, the next link after.
+    fileprivate func feed(title: String, selfLink: String, count: Int?, next: String?, root: Bool, into xml: inout String,
+                          entries: (inout String) throws -> Void) rethrows {
         xml += root ? "<feed " + namespaces + ">" : "<feed>"
         xml += "<title type=\"text\">" + escape(title) + "</title>"
         xml += "<id>" + escape(uris.serviceRoot + selfLink) + "</id>"
         xml += "<updated>" + updated + "</updated>"
         xml += "<link rel=\"self\" title=\"" + escape(title) + "\" href=\"" + escape(selfLink) + "\" />"
         if let count { xml += "<m:count>\(count)</m:count>" }
-        for record in records { entry(record, select: select, root: false, into: &xml) }
+        try entries(&xml)
         if let next { xml += "<link rel=\"next\" href=\"" + escape(next) + "\" />" }
         xml += "</feed>"
     }
 
-    private func entry(_ record: EntityRecord, select: SelectNode?, root: Bool, into xml: inout String) {
+    fileprivate func entry<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, root: Bool, into xml: inout String) throws {
         let type = record.type
-        let relative = uris.relativeURI(of: record)
+        let relative = uris.relativeURI(type: type, key: record.keyValues)
         xml += root ? "<entry " + namespaces : "<entry"
-        if let etag, let tag = etag(record) { xml += " m:etag=\"" + escape(tag) + "\"" }
+        if writesETags { xml += " m:etag=\"" + escape(EntityTag.weakTag(record.tagDigest)) + "\"" }
         xml += ">"
         xml += "<id>" + escape(uris.serviceRoot + relative) + "</id>"
         xml += "<title type=\"text\" /><updated>" + updated + "</updated><author><name /></author>"
@@ -96,17 +116,26 @@ public struct AtomSerializer {
             let href = relative + "/" + nav.name
             xml += "<link rel=\"" + AtomSerializer.relatedPrefix + escape(nav.name) + "\" type=\"application/atom+xml;type="
                 + (nav.isCollection ? "feed" : "entry") + "\" title=\"" + escape(nav.name) + "\" href=\"" + escape(href) + "\""
+            let inner = select?.child(nav.name)
             switch record.expansion(of: nav) {
             case .single(let related)?:
                 xml += "><m:inline>"
-                if let related { entry(related, select: select?.child(nav.name), root: false, into: &xml) }
+                if let related { try entry(related, select: inner, root: false, into: &xml) }
                 xml += "</m:inline></link>"
             case .collection(let related)?:
                 xml += "><m:inline>"
-                feed(related, title: nav.name, selfLink: href, select: select?.child(nav.name), count: nil, next: nil, root: false, into: &xml)
+                try feed(title: nav.name, selfLink: href, count: nil, next: nil, root: false, into: &xml) { xml in
+                    for entity in related { try entry(entity, select: inner, root: false, into: &xml) }
+                }
                 xml += "</m:inline></link>"
-            case .lent?, nil:
-                // Atom is written from records, which never hold lent entities.
+            case .lent(let related)?:
+                // Read as written: a failure to read is thrown here, and the document dropped.
+                xml += "><m:inline>"
+                try feed(title: nav.name, selfLink: href, count: nil, next: nil, root: false, into: &xml) { xml in
+                    try related.forEach { row in try entry(row, select: inner, root: false, into: &xml) }
+                }
+                xml += "</m:inline></link>"
+            case nil:
                 xml += " />"
             }
         }
@@ -133,4 +162,34 @@ public struct AtomSerializer {
     }
 
     private func escape(_ text: String) -> String { CSDLWriter.escape(text) }
+}
+
+/// An Atom feed written entry by entry, each from its row in place: the caller reads the rows
+/// and appends them, then ends the feed with its count and next link, known only after the
+/// last one; the count goes before the entries, which are kept apart until then.
+public struct AtomFeedDocument {
+    private let serializer: AtomSerializer
+    private let title: String
+    private let selfLink: String
+    private let select: SelectNode?
+    private var entries = ""
+
+    fileprivate init(serializer: AtomSerializer, title: String, selfLink: String, select: SelectNode?) {
+        self.serializer = serializer
+        self.title = title
+        self.selfLink = selfLink
+        self.select = select
+    }
+
+    /// Writes one entry of the page.
+    public mutating func append(_ row: EntityRow) throws {
+        try serializer.entry(row, select: select, root: false, into: &entries)
+    }
+
+    /// The document, with the page's count and next link.
+    public func finish(count: Int?, next: String?) -> [UInt8] {
+        var xml = "<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\"?>\n"
+        serializer.feed(title: title, selfLink: selfLink, count: count, next: next, root: true, into: &xml) { $0 += entries }
+        return Array(xml.utf8)
+    }
 }

@@ -121,11 +121,11 @@ public final class EntityLayouts: @unchecked Sendable {
     deinit { layouts.forEach { $0.layout.release() } }
 
     @inline(__always)
-    func withLayout<Entity: EntityColumns, Result>(for entity: Entity, _ body: (EntityLayout) -> Result) -> Result {
+    func withLayout<Entity: EntityColumns, Result>(for entity: Entity, _ body: (EntityLayout) throws -> Result) rethrows -> Result {
         // Types come from the model the layouts were built from; one from another model gets
         // a layout of its own.
         let index = entity.type.index
-        guard index < layouts.count, layouts[index].type == ObjectIdentifier(entity.type) else { return body(EntityLayout(entity.type)) }
-        return layouts[index].layout._withUnsafeGuaranteedRef(body)
+        guard index < layouts.count, layouts[index].type == ObjectIdentifier(entity.type) else { return try body(EntityLayout(entity.type)) }
+        return try layouts[index].layout._withUnsafeGuaranteedRef(body)
     }
 }

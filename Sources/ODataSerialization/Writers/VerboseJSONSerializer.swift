@@ -56,34 +56,35 @@ public struct VerboseJSONSerializer {
     // MARK: - Documents
 
     /// `{"d": {entity}}`, from a row read in place whose tag digest (`EntityColumns.tagDigest`)
-    /// the caller has already computed for its ETag header: it is not computed again.
-    public func entityDocument(_ row: EntityRow, select: SelectNode?, tagDigest: UInt64) -> SerializedBytes {
-        document(row, select: select, written: nil, tagDigest: tagDigest)
+    /// the caller has already computed for its ETag header: it is not computed again. Expanded
+    /// collections the row lends are read as they are written; a failure to read one is thrown.
+    public func entityDocument(_ row: EntityRow, select: SelectNode?, tagDigest: UInt64) throws -> SerializedBytes {
+        try document(row, select: select, written: nil, tagDigest: tagDigest)
     }
 
     /// `{"d": {entity}}`, from a record. Concrete overloads rather than one public generic,
     /// which other modules would call unspecialized.
-    public func entityDocument(_ record: EntityRecord, select: SelectNode?) -> SerializedBytes {
-        document(record, select: select, written: WrittenEntities())
+    public func entityDocument(_ record: EntityRecord, select: SelectNode?) throws -> SerializedBytes {
+        try document(record, select: select, written: WrittenEntities())
     }
 
     private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, written: WrittenEntities?,
-                                                 tagDigest: UInt64? = nil) -> SerializedBytes {
+                                                 tagDigest: UInt64? = nil) throws -> SerializedBytes {
         // Into the thread's spare block, as a page is: an entity with its expansions outgrew a
         // first 1 KiB buffer (the blog's `$expand` is 1.8 KB), and its next one, past glibc's
         // per-thread cache, cost a malloc that consolidated the fast bins first.
         var json = JSONWriter(capacity: SpareBlock.size)
         json.raw("{\"d\":")
-        entity(record, select: select, into: &json, written: written, tagDigest: tagDigest)
+        try entity(record, select: select, into: &json, written: written, tagDigest: tagDigest)
         json.raw("}")
         return json.serialized()
     }
 
     /// `{"d": [...]}` in 1.0, `{"d": {"results": [...], "__count": "n", "__next": "..."}}` in 2.0.
-    public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) -> SerializedBytes {
+    public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) throws -> SerializedBytes {
         var json = JSONWriter(capacity: 512 * max(records.count, 1))
-        collection(count: count, next: next, into: &json) { json in
-            entityArray(records, select: select, into: &json, written: WrittenEntities(), topLevel: true)
+        try collection(count: count, next: next, into: &json) { json in
+            try entityArray(records, select: select, into: &json, written: WrittenEntities(), topLevel: true)
         }
         return json.serialized()
     }
@@ -101,47 +102,28 @@ public struct VerboseJSONSerializer {
         }
     }
 
-    /// `collectionDocument` for entities written as `rows` reads them, each in place, without a
-    /// record per entity. Whether the 2.0 wrapper is needed (a next page makes it so) is known
-    /// only after the last row, so the array comes first and the wrapper's opening is put
-    /// before it afterwards, in room kept free for it: the document is written once.
-    public func collectionDocument(select: SelectNode?,
-                                   rows: (_ write: (EntityRow) -> Void) throws -> CollectionEnd) rethrows -> SerializedBytes {
-        var json = JSONWriter(capacity: 8192, reservingPrefix: 32)
-        json.raw("[")
-        var first = true
-        let end = try rows { row in
-            if !first { json.raw(",") }
-            first = false
-            entity(row, select: select, into: &json)
-        }
-        json.raw("]")
-        if end.version == .v1 {
-            json.prepend("{\"d\":")
-        } else {
-            json.prepend("{\"d\":{\"results\":")
-            collectionTail(count: end.count, next: end.next, into: &json)
-        }
-        json.raw("}")
-        return json.serialized()
+    /// A collection document written entity by entity as the caller reads them, each from its
+    /// row in place, without a record per entity (`RowCollectionDocument`).
+    public func rowCollection(select: SelectNode?) -> RowCollectionDocument {
+        RowCollectionDocument(serializer: self, select: select)
     }
 
     /// The `d` of a collection: the bare array in 1.0; in 2.0 wrapped in `results` with
     /// `__count` and `__next` beside it.
-    private func collection(count: Int?, next: String?, into json: inout JSONWriter, elements: (inout JSONWriter) -> Void) {
+    private func collection(count: Int?, next: String?, into json: inout JSONWriter, elements: (inout JSONWriter) throws -> Void) rethrows {
         json.raw("{\"d\":")
         if version == .v1 {
-            elements(&json)
+            try elements(&json)
         } else {
             json.raw("{\"results\":")
-            elements(&json)
+            try elements(&json)
             collectionTail(count: count, next: next, into: &json)
         }
         json.raw("}")
     }
 
     /// `,"__count":"n","__next":"..."}`: what follows the results of a 2.0 collection.
-    private func collectionTail(count: Int?, next: String?, into json: inout JSONWriter) {
+    fileprivate func collectionTail(count: Int?, next: String?, into json: inout JSONWriter) {
         if let count {
             json.raw(",\"__count\":\"")
             json.integer(Int64(count))
@@ -193,14 +175,14 @@ public struct VerboseJSONSerializer {
     // MARK: - Entities
 
     private func entityArray<Entity: EntityColumns>(_ records: [Entity], select: SelectNode?, into json: inout JSONWriter,
-                                                    written: WrittenEntities?, topLevel: Bool = false) {
+                                                    written: WrittenEntities?, topLevel: Bool = false) throws {
         json.raw("[")
         for (index, record) in records.enumerated() {
             if index > 0 { json.raw(",") }
             if topLevel {
-                entity(record, select: select, into: &json, written: written)
+                try entity(record, select: select, into: &json, written: written)
             } else {
-                expanded(record, select: select, into: &json, written: written)
+                try expanded(record, select: select, into: &json, written: written)
             }
         }
         json.raw("]")
@@ -210,15 +192,15 @@ public struct VerboseJSONSerializer {
     /// without `$select` it is the same bytes under each, so it is written once per document
     /// and copied after that.
     private func expanded<Entity: EntityColumns>(_ related: Entity, select: SelectNode?, into json: inout JSONWriter,
-                                                 written: WrittenEntities?) {
+                                                 written: WrittenEntities?) throws {
         // Only records are shared; rows (joined expansions) are each their own. The cast is
         // settled when the function is specialized.
         guard select == nil, let written, let record = related as? EntityRecord else {
-            return entity(related, select: select, into: &json, written: written)
+            return try entity(related, select: select, into: &json, written: written)
         }
         if let range = written.ranges[ObjectIdentifier(record)] { return json.repeatWritten(range) }
         let start = json.count
-        entity(record, select: select, into: &json, written: written)
+        try entity(record, select: select, into: &json, written: written)
         written.ranges[ObjectIdentifier(record)] = start..<json.count
     }
 
@@ -226,8 +208,8 @@ public struct VerboseJSONSerializer {
     /// is written into room reserved once (`ReservedBytes`); the room is committed before text
     /// and expansions, which the writer appends with its own checks, and reserved again after.
     func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
-                                       written: WrittenEntities? = nil, tagDigest: UInt64? = nil) {
-        layouts.withLayout(for: record) { layout in
+                                       written: WrittenEntities? = nil, tagDigest: UInt64? = nil) throws {
+        try layouts.withLayout(for: record) { layout in
             let fragments = layout.fragments
             json.raw("{\"__metadata\":{\"uri\":\"")
             let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
@@ -254,7 +236,7 @@ public struct VerboseJSONSerializer {
                 }
             }
             for navigation in layout.navigations {
-                navigation.property._withUnsafeGuaranteedRef { nav in
+                try navigation.property._withUnsafeGuaranteedRef { nav in
                     if let select, !select.includes(navigation: nav.name) { return }
                     room.put(fragments, navigation.field)
                     guard let expansion = record.expansion(of: nav) else {
@@ -268,21 +250,22 @@ public struct VerboseJSONSerializer {
                     switch expansion {
                     case .single(let related):
                         if let related {
-                            expanded(related, select: select?.child(nav.name), into: &json, written: written)
+                            try expanded(related, select: select?.child(nav.name), into: &json, written: written)
                         } else {
                             json.raw("null")
                         }
                     case .collection(let related):
                         if version == .v2 { json.raw("{\"results\":") }
-                        entityArray(related, select: select?.child(nav.name), into: &json, written: written)
+                        try entityArray(related, select: select?.child(nav.name), into: &json, written: written)
                         if version == .v2 { json.raw("}") }
                     case .lent(let related):
                         if version == .v2 { json.raw("{\"results\":") }
                         json.raw("[")
                         let start = json.count
-                        related.forEach { row in
+                        // Read as written: a failure to read is thrown here, and the document dropped.
+                        try related.forEach { row in
                             if json.count > start { json.raw(",") }
-                            entity(row, select: select?.child(nav.name), into: &json, written: nil)
+                            try entity(row, select: select?.child(nav.name), into: &json, written: nil)
                         }
                         json.raw("]")
                         if version == .v2 { json.raw("}") }
@@ -293,6 +276,44 @@ public struct VerboseJSONSerializer {
             room.put(UInt8(ascii: "}"))
             json.commit(room)
         }
+    }
+}
+
+/// A collection document written entity by entity, each from its row in place: the caller
+/// reads the rows and appends them, then ends the document with what is known only after the
+/// last one (`CollectionEnd`). Whether the 2.0 wrapper is needed (a next page makes it so) is
+/// known only then, so the array comes first and the wrapper's opening is put before it
+/// afterwards, in room kept free for it: the document is written once.
+public struct RowCollectionDocument: ~Copyable {
+    private let serializer: VerboseJSONSerializer
+    private let select: SelectNode?
+    private var json = JSONWriter(capacity: 8192, reservingPrefix: 32)
+    private var first = true
+
+    fileprivate init(serializer: VerboseJSONSerializer, select: SelectNode?) {
+        self.serializer = serializer
+        self.select = select
+        json.raw("[")
+    }
+
+    /// Writes one entity of the page.
+    public mutating func append(_ row: EntityRow) throws {
+        if !first { json.raw(",") }
+        first = false
+        try serializer.entity(row, select: select, into: &json)
+    }
+
+    /// The document, ended as `end` says.
+    public consuming func finish(_ end: VerboseJSONSerializer.CollectionEnd) -> SerializedBytes {
+        json.raw("]")
+        if end.version == .v1 {
+            json.prepend("{\"d\":")
+        } else {
+            json.prepend("{\"d\":{\"results\":")
+            serializer.collectionTail(count: end.count, next: end.next, into: &json)
+        }
+        json.raw("}")
+        return json.serialized()
     }
 }
 

@@ -26,8 +26,21 @@ public enum StoredColumn {
 public enum RelatedEntities<Entity> {
     case single(Entity?)
     case collection([Entity])
-    /// A collection lent one entity at a time while the response is written (`LentEntities`).
-    case lent(LentEntities)
+    /// A collection lent one entity at a time while the response is written.
+    case lent(any LentCollection)
+}
+
+/// An expanded collection read while the response is written: each entity lent in place,
+/// valid only during its call. A failure to read, or a limit passed, is thrown to the writer.
+public protocol LentCollection: AnyObject {
+    func forEach(_ body: (EntityRow) throws -> Void) throws
+}
+
+/// What reads the collections one entity expands when its response gets to them (SQLite:
+/// `ExpansionStream`, one keyed statement per collection).
+public protocol StreamedExpansions: AnyObject {
+    /// The entities of `navigation` related to `source`; nil when it is not expanded this way.
+    func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)?
 }
 
 /// The stored columns of one entity, wherever they are read from: an `EntityRecord`, or an
@@ -46,6 +59,13 @@ public protocol EntityColumns {
 }
 
 extension EntityColumns {
+    /// The value of `property`, typed.
+    public func value(of property: Property) -> EDMValue {
+        var value = EDMValue.null
+        withColumn(property.columnIndex) { value = EDMValue($0.value, as: property.type) }
+        return value
+    }
+
     /// The key, as typed values.
     public var keyValues: [EDMValue] {
         type.keyProperties.map { key in

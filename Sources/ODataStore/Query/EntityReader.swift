@@ -3,8 +3,10 @@ import ODataURI
 
 /// Reads entities with SQL: one statement for the addressed entities, one for their count,
 /// and one per `$expand` level, whatever the number of rows.
-public struct EntityReader {
+public final class EntityReader {
     public let database: Database
+    /// The SQL every statement is written in.
+    var dialect: any SQLDialect { database.dialect }
 
     public init(database: Database) { self.database = database }
 
@@ -63,17 +65,17 @@ public struct EntityReader {
     /// joined to each row, and the number of columns up to the last of them.
     private func buildPagePlan(_ query: EntityQuery, shape: QueryShape) -> PagePlan {
         let type = query.path.targetType
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: dialect)
         var select = selectList(type, alias: context.rootAlias)
         var orderTerms: [String] = []
         for (index, item) in query.orderBy.enumerated() {
             let alias = "__o\(index)"
             select += ", " + ExpressionTranslator.sql(for: item.expression, in: &context) + " AS " + alias
-            orderTerms.append(alias + (item.descending ? " DESC" : " ASC"))
+            orderTerms.append(dialect.orderTerm(alias, descending: item.descending))
         }
         // Ties are broken by the key, so that the order, and so paging, is stable.
         for key in type.keyProperties {
-            orderTerms.append(SQL.column(context.rootAlias, key.columnName) + " ASC")
+            orderTerms.append(dialect.orderTerm(dialect.column(context.rootAlias, key.columnName), descending: false))
         }
 
         var conditions = whereConditions(query, in: &context)
@@ -86,7 +88,7 @@ public struct EntityReader {
         let joined = query.joinedExpand.isEmpty ? nil
             : JoinedExpansions.plan(query.joinedExpand, context: &context, select: &select, columnCount: &rowWidth)
 
-        var sql = "SELECT " + select + " FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
+        var sql = "SELECT " + select + " FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
         var tail = ""
         if !conditions.isEmpty { tail += " WHERE " + conditions.joined(separator: " AND ") }
         tail += " ORDER BY " + orderTerms.joined(separator: ", ")
@@ -100,16 +102,16 @@ public struct EntityReader {
             limit = pageSize + 1
         }
         var tailParameters: [SQLValue] = []
+        var limitPlaceholder: String?, offsetPlaceholder: String?
         if let limit {
-            tail += " LIMIT ?"
+            limitPlaceholder = dialect.placeholder(context.parameters.count)
             tailParameters.append(.integer(Int64(limit)))
-        } else if query.skip != nil {
-            tail += " LIMIT -1"
         }
         if let skip = query.skip, query.skipToken == nil, skip > 0 {
-            tail += " OFFSET ?"
+            offsetPlaceholder = dialect.placeholder(context.parameters.count + tailParameters.count)
             tailParameters.append(.integer(Int64(skip)))
         }
+        tail += dialect.limitClause(limit: limitPlaceholder, offset: offsetPlaceholder)
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         sql += tail
 
@@ -124,81 +126,53 @@ public struct EntityReader {
         return record
     }
 
-    /// `withSingle`, the entity also expanding `nodes` as it is written (`ExpansionStream`;
-    /// check `ExpansionStream.canStream` first).
-    /// - Parameter memo: where the expansions' plans are kept for the next request with the
-    ///   same target or one that differs only in its keys; nil builds them afresh.
-    /// - Parameter budget: what the response may hold; past it, the expansions stop being read
-    ///   and this throws `LimitExceeded` once `body` returns, whose response is then dropped.
-    @discardableResult
-    public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
-                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        try withSingle(.path(path), streaming: nodes, memo: memo, budget: budget, body)
-    }
-
-    /// `withSingle(_:streaming:memo:_:)` for `Set(key)`, by the key kept beside its cached parse
-    /// rather than the one in its path (`KeyedEntity` says why).
-    @discardableResult
-    public func withSingle(_ entity: KeyedEntity, streaming nodes: [ExpandNode], memo: QueryMemo? = nil,
-                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        try withSingle(.keyed(entity), streaming: nodes, memo: memo, budget: budget, body)
-    }
-
-    /// What a single entity is read by.
-    private enum SingleEntity {
-        case path(ResourcePath)
-        case keyed(KeyedEntity)
-    }
-
-    private func withSingle(_ entity: SingleEntity, streaming nodes: [ExpandNode], memo: QueryMemo?,
-                            budget: EntityBudget, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        guard !nodes.isEmpty else { return try withSingle(entity, memo: memo, body) }
-        let stream = ExpansionStream(reader: self, nodes: nodes, memo: memo, budget: budget)
-        let found = try withSingle(entity, memo: memo) { row in
-            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
-        }
-        if let error = stream.error { throw error }
-        return found
-    }
-
-    private func withSingle(_ entity: SingleEntity, memo: QueryMemo?, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        switch entity {
-        case .path(let path):
-            return try withSingle(path, memo: memo, body)
-        case .keyed(let keyed):
-            let type = keyed.set.entityType
-            let statement = try keyStatement(type, memo: memo)
-            try statement.bind(keyed.key)
-            return try readSingleRow(statement, of: type, body)
-        }
-    }
-
-    /// Lends the first entity the path addresses to `body` in place; false when there is none.
+    /// Lends the first entity the path addresses to `body`, in place; false when there is none.
+    /// `Set(key)` is one primary-key lookup; any other path, or an entity with single-valued
+    /// expansions, which are joined into its row, is its page's statement, cut to one.
+    /// The entity also expands `nodes` as it is written (check `ExpansionStream.canStream`
+    /// first): single-valued ones from the joined row, and each expanded collection when the
+    /// response gets to it (`ExpansionStream`); a failure there, or a collection past `budget`
+    /// (whose entity the caller has counted), is thrown there.
     /// Not generic over a result: other modules would call a generic unspecialized, looking up
     /// type metadata at run time on every request.
+    /// - Parameter memo: where the statements are kept for the next request with the same
+    ///   target, or one that differs only in its keys; nil builds them afresh.
     @discardableResult
-    public func withSingle(_ path: ResourcePath, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> Bool {
-        if path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
+    public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode] = [], memo: QueryMemo? = nil,
+                           budget: EntityBudget = .unlimited, _ body: (EntityRow) throws -> Void) throws -> Bool {
+        // Split only when something is joined: the usual expansion, all collections, keeps its array.
+        let joinsAny = nodes.contains { !$0.navigation.isCollection }
+        let joined = joinsAny ? nodes.filter { !$0.navigation.isCollection } : []
+        let collections = joinsAny ? nodes.filter { $0.navigation.isCollection } : nodes
+        if joined.isEmpty, path.segments.count == 1, case .entitySet(let set, let key?) = path.segments[0] {
+            let stream = collections.isEmpty ? nil : ExpansionStream(reader: self, nodes: collections, memo: memo, budget: budget)
             let statement = try keyStatement(set.entityType, memo: memo)
             try statement.bind(key)
-            return try readSingleRow(statement, of: set.entityType, body)
+            return try readSingleRow(statement, of: set.entityType, streamed: stream, body)
         }
         var query = EntityQuery(path: path)
         query.top = 1
+        query.joinedExpand = joined
         var found = false
-        _ = try forEachRow(query) { row in
+        _ = try forEachRow(query, memo: joined.isEmpty ? nil : memo) { row in
             found = true
-            try body(row)
+            guard !nodes.isEmpty else { return try body(row) }
+            // The entities joined to the row count as the response's too.
+            var budget = budget
+            try budget.spend(row.entityCount - 1)
+            let stream = collections.isEmpty ? nil : ExpansionStream(reader: self, nodes: collections, memo: memo, budget: budget)
+            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
         }
         return found
     }
 
     /// Lends the row a key lookup finds to `body`; false when it finds none.
-    private func readSingleRow(_ statement: Statement, of type: EntityType, _ body: (EntityRow) throws -> Void) throws -> Bool {
+    private func readSingleRow(_ statement: Statement, of type: EntityType, streamed: ExpansionStream?,
+                               _ body: (EntityRow) throws -> Void) throws -> Bool {
         defer { statement.reset() }
         guard try statement.step() else { return false }
         var buffer = RowBuffer(width: type.columnCount)
-        try body(EntityRow(type: type, columns: buffer.read(statement)))
+        try body(EntityRow(type: type, columns: buffer.read(statement), streamed: streamed))
         return true
     }
 
@@ -211,8 +185,8 @@ public struct EntityReader {
             return kept.statement
         }
         let statement = try database.cachedStatement(for: type, .selectByKey) {
-            "SELECT " + selectList(type, alias: "t0") + " FROM " + SQL.quote(type.tableName) + " AS t0 WHERE "
-                + type.keyProperties.map { SQL.column("t0", $0.columnName) + " = ?" }.joined(separator: " AND ")
+            "SELECT " + selectList(type, alias: "t0") + " FROM " + dialect.quote(type.tableName) + " AS t0 WHERE "
+                + dialect.equality(columns: type.keyProperties.map(\.columnName), alias: "t0")
         }
         memo?.keyLookup = KeyLookup(type: ObjectIdentifier(type), statement: statement)
         return statement
@@ -237,18 +211,25 @@ public struct EntityReader {
 
     private func buildCount(_ query: EntityQuery, applyTopSkip: Bool, shape: QueryShape) -> BuiltSQL {
         let type = query.path.targetType
-        var context = SQLBuildContext()
+        var context = SQLBuildContext(dialect: dialect)
         let conditions = whereConditions(query, in: &context)
-        var inner = "SELECT 1 FROM " + SQL.quote(type.tableName) + " AS " + context.rootAlias
+        var inner = "SELECT 1 FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
         if !context.joins.isEmpty { inner += " " + context.joins.joined(separator: " ") }
         if !conditions.isEmpty { inner += " WHERE " + conditions.joined(separator: " AND ") }
         var parameters = context.parameters
         if applyTopSkip && (query.top != nil || query.skip != nil) {
-            inner += " LIMIT ? OFFSET ?"
-            parameters.append(.integer(Int64(query.top ?? -1)))
-            parameters.append(.integer(Int64(query.skip ?? 0)))
+            var limit: String?, offset: String?
+            if let top = query.top {
+                limit = dialect.placeholder(parameters.count)
+                parameters.append(.integer(Int64(top)))
+            }
+            if let skip = query.skip {
+                offset = dialect.placeholder(parameters.count)
+                parameters.append(.integer(Int64(skip)))
+            }
+            inner += dialect.limitClause(limit: limit, offset: offset)
         }
-        return BuiltSQL(sql: "SELECT count(*) FROM (" + inner + ")", parameters: parameters, pathKeys: context.pathKeyParameters,
+        return BuiltSQL(sql: "SELECT count(*) FROM (" + inner + ") AS counted", parameters: parameters, pathKeys: context.pathKeyParameters,
                         shape: shape)
     }
 
@@ -265,7 +246,7 @@ public struct EntityReader {
     }
 
     /// Rows strictly after the skip-token position in the query's order (order-by terms, then key).
-    /// SQLite sorts NULL first in ascending order; the comparisons follow that.
+    /// NULL sorts first in ascending order (`SQLDialect.orderTerm`); the comparisons follow that.
     private func afterCondition(_ token: [EDMValue], query: EntityQuery, in context: inout SQLBuildContext) -> String {
         let type = query.path.targetType
         var terms: [(expression: BoundExpression?, column: String, descending: Bool)] = []
@@ -273,7 +254,7 @@ public struct EntityReader {
             terms.append((item.expression, "", item.descending))
         }
         for key in type.keyProperties {
-            terms.append((nil, SQL.column(context.rootAlias, key.columnName), false))
+            terms.append((nil, dialect.column(context.rootAlias, key.columnName), false))
         }
         // A term's SQL is translated afresh at each use, so that its parameters are bound once
         // per `?` and in the order the `?` appear.
@@ -286,12 +267,13 @@ public struct EntityReader {
             var parts: [String] = []
             for previous in 0..<index {
                 let previousSQL = sql(previous)
-                parts.append(previousSQL + " IS " + context.bind(SQLValue(token[previous])))
+                let bound = context.bind(SQLValue(token[previous]))
+                parts.append(dialect.nullSafeEqual(previousSQL, bound, negated: false))
             }
             let value = SQLValue(token[index])
             switch (value, term.descending) {
             case (.null, false): parts.append(sql(index) + " IS NOT NULL")
-            case (.null, true): parts.append("0")
+            case (.null, true): parts.append(dialect.falseValue)
             case (_, false):
                 let termSQL = sql(index)
                 parts.append(termSQL + " > " + context.bind(value))
@@ -316,10 +298,10 @@ public struct EntityReader {
         }
     }
 
-    /// `SQL.columns(of:alias:)` for the root alias, built once per connection.
+    /// `SQLDialect.columns(of:alias:)` for the root alias, built once per connection.
     private func selectList(_ type: EntityType, alias: String) -> String {
         precondition(alias == "t0", "the cached select list is for the root alias")
-        return database.cachedFragment(for: type, .selectList) { SQL.columns(of: type, alias: alias) }
+        return database.cachedFragment(for: type, .selectList) { dialect.columns(of: type, alias: alias) }
     }
 
     // MARK: - $expand
@@ -329,8 +311,10 @@ public struct EntityReader {
     /// The entities attached are counted against `budget`, each as often as a response would
     /// write it (the caller counts `records`); past a limit it throws, `LimitExceeded`, before
     /// reading on.
-    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], budget: inout EntityBudget) throws {
-        try expand(records, written: [Int](repeating: 1, count: records.count), nodes, budget: &budget)
+    /// - Parameter memo: the target's read plan, whose expansion steps are kept there.
+    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo? = nil, budget: inout EntityBudget) throws {
+        var step = 0
+        try expand(records, written: [Int](repeating: 1, count: records.count), nodes, memo: memo, step: &step, budget: &budget)
     }
 
     /// `expand(_:_:budget:)` with no limit.
@@ -341,26 +325,31 @@ public struct EntityReader {
 
     /// - Parameter written: how many times a response writes each record: one related entity
     ///   may be shared by several parents (`ExpansionLink`), and is written under each.
-    private func expand(_ records: [EntityRecord], written: [Int], _ nodes: [ExpandNode], budget: inout EntityBudget) throws {
+    /// - Parameter step: the place of the next level among the plan's steps, depth first.
+    private func expand(_ records: [EntityRecord], written: [Int], _ nodes: [ExpandNode], memo: QueryMemo?, step: inout Int,
+                        budget: inout EntityBudget) throws {
         guard !records.isEmpty else { return }
         for node in nodes {
             // `Person(1)?$expand=PersonCar/Car`: each PersonCar row brings its Car along.
             let joinsChildren = !node.children.isEmpty && JoinedExpansions.canJoin(node.children)
-            let (children, childrenWritten) = try expand(records, written: written, along: node.navigation,
-                                                         joining: joinsChildren ? node.children : [], budget: &budget)
+            let joining = joinsChildren ? node.children : []
+            let plan = memo?.step(step, along: node.navigation, joining: joining) ?? ExpansionStep(navigation: node.navigation, joining: joining)
+            step += 1
+            let (children, childrenWritten) = try expand(records, written: written, along: plan, budget: &budget)
             if !node.children.isEmpty && !joinsChildren {
-                try expand(children, written: childrenWritten, node.children, budget: &budget)
+                try expand(children, written: childrenWritten, node.children, memo: memo, step: &step, budget: &budget)
             }
         }
     }
 
-    /// Reads the targets of `nav` for every record, with the single-valued expansions `joining`
-    /// attached to each, attaches them, and returns the distinct targets with how many times
-    /// each is written.
-    private func expand(_ records: [EntityRecord], written: [Int], along nav: NavigationProperty,
-                        joining: [ExpandNode], budget: inout EntityBudget) throws -> (children: [EntityRecord], written: [Int]) {
+    /// Reads the targets of the step's navigation for every record, with its single-valued
+    /// expansions attached to each, attaches them, and returns the distinct targets with how
+    /// many times each is written.
+    private func expand(_ records: [EntityRecord], written: [Int], along step: ExpansionStep,
+                        budget: inout EntityBudget) throws -> (children: [EntityRecord], written: [Int]) {
+        let nav = step.navigation
         let target = nav.target
-        let link = ExpansionLink(nav)
+        let link = step.link
         let (targetIndexes, sourceIndexes) = (link.targetIndexes, link.sourceIndexes)
 
         var seen = Set<LinkKey>()
@@ -376,10 +365,11 @@ public struct EntityReader {
         var byLink: [LinkKey: [Int]] = [:]
         if !tuples.isEmpty {
             // One source entity (`Person(7)?$expand=...`) is an indexed lookup by equality;
-            // many are a key list. Either statement is built once per connection.
+            // many are a key list. Either statement is prepared once and kept in the step.
             let single = tuples.count == 1
-            let (statement, joined, rowWidth) = try expansionStatement(link, single: single, joining: joining)
-            try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [.text(KeyList.json(tuples))])
+            let statement = try step.statement(self, single: single)
+            let (joined, rowWidth) = (step.joined, step.rowWidth)
+            try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [dialect.keyList(tuples)])
             defer { statement.reset() }
             var buffer = RowBuffer(width: rowWidth)
             var read = 0
@@ -423,26 +413,22 @@ public struct EntityReader {
         return (children, childrenWritten)
     }
 
-    /// The statement reading the targets of `link` for one source entity (`single`: by equality)
-    /// or for a JSON key list, with the single-valued expansions `joining` joined to each row;
-    /// built once per connection. Also where the joined entities sit and the row's width.
-    func expansionStatement(_ link: ExpansionLink, single: Bool, joining: [ExpandNode]) throws
-        -> (Statement, joined: JoinedExpansions?, rowWidth: Int) {
-        let nav = link.navigation
-        let target = nav.target
-        var rowWidth = target.columnCount
-        let joined = joining.isEmpty ? nil : JoinedExpansions.layout(joining, columnCount: &rowWidth)
-        let statement = try database.cachedStatement(for: nav, .expand(single: single, joining: joined?.signature ?? "")) {
-            var context = SQLBuildContext()
+    /// The statement reading the targets of a step's link for one source entity (`single`: by
+    /// equality) or for a key list, with the step's single-valued expansions joined to each
+    /// row; built once per connection.
+    func expansionStatement(_ step: ExpansionStep, single: Bool) throws -> Statement {
+        let (link, joined) = (step.link, step.joined)
+        let target = step.navigation.target
+        return try database.cachedStatement(for: step.navigation, .expand(single: single, joining: joined?.signature ?? "")) {
+            var context = SQLBuildContext(dialect: dialect)
             let alias = context.rootAlias
             var select = selectList(target, alias: alias)
             joined?.addSQL(context: &context, select: &select)
-            return "SELECT " + select + " FROM " + SQL.quote(target.tableName) + " AS " + alias
+            return "SELECT " + select + " FROM " + dialect.quote(target.tableName) + " AS " + alias
                 + context.joins.map { " " + $0 }.joined()
-                + " WHERE " + (single ? KeyList.equality(columns: link.targetColumns, alias: alias)
-                                      : KeyList.membership(columns: link.targetColumns, alias: alias))
-                + " ORDER BY " + target.keyProperties.map { SQL.column(alias, $0.columnName) }.joined(separator: ", ")
+                + " WHERE " + (single ? dialect.equality(columns: link.targetColumns, alias: alias)
+                                      : dialect.keyMembership(columns: link.targetColumns, alias: alias, placeholder: dialect.placeholder(0)))
+                + " ORDER BY " + target.keyProperties.map { dialect.orderTerm(dialect.column(alias, $0.columnName), descending: false) }.joined(separator: ", ")
         }
-        return (statement, joined, rowWidth)
     }
 }

@@ -14,10 +14,10 @@ public struct EntityRow: EntityColumns {
     let offset: Int
     let joined: JoinedExpansions?
     /// The collections this entity expands, read when the response gets to them (`ExpansionStream`).
-    let streamed: ExpansionStream?
+    let streamed: (any StreamedExpansions)?
 
     init(type: EntityType, columns: UnsafeBufferPointer<StoredColumn>, offset: Int = 0, joined: JoinedExpansions? = nil,
-         streamed: ExpansionStream? = nil) {
+         streamed: (any StreamedExpansions)? = nil) {
         self.type = type
         self.columns = columns
         self.offset = offset

@@ -9,9 +9,9 @@ import ODataURI
 ///
 /// It serves a single entity whose expansions are collections, each expanding at most
 /// single-valued navigations that can be joined (`canStream`). A statement failing while the
-/// response is written is kept in `error` and thrown by the reader afterwards, as is a
-/// collection past the response's `EntityBudget`: the response written so far is then dropped.
-public final class ExpansionStream {
+/// response is written, or a collection past the response's `EntityBudget`, is thrown to the
+/// writer there: the response written so far is then dropped.
+public final class ExpansionStream: StreamedExpansions {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
     /// Where each expansion's plan is kept for the next request with the same target, or one
@@ -19,9 +19,6 @@ public final class ExpansionStream {
     private let memo: QueryMemo?
     /// What the response may still hold; its entity is counted by the caller.
     private var budget: EntityBudget
-    /// The first failure of a lent collection's statement, or the first limit the response
-    /// went past; later collections are then skipped.
-    var error: Error?
 
     init(reader: EntityReader, nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget) {
         self.reader = reader
@@ -30,98 +27,64 @@ public final class ExpansionStream {
         self.budget = budget
     }
 
-    /// Whether a single entity's `$expand` can be read this way.
+    /// Whether a single entity's `$expand` can be read as it is written: each node a
+    /// collection whose own expansions can be joined to it, or a single-valued navigation
+    /// joined to the entity's row (`JoinedExpansions.canJoin`).
     public static func canStream(_ nodes: [ExpandNode]) -> Bool {
-        !nodes.isEmpty && nodes.allSatisfy { $0.navigation.isCollection && JoinedExpansions.canJoin($0.children) }
+        !nodes.isEmpty && nodes.allSatisfy { node in
+            node.navigation.isCollection ? JoinedExpansions.canJoin(node.children) : JoinedExpansions.canJoin([node])
+        }
     }
 
     /// The entities of `navigation` related to `source`, to be lent when written; nil when
     /// this stream does not expand it.
-    func entities(along navigation: NavigationProperty, from source: EntityRow) -> LentEntities? {
-        guard let node = nodes.first(where: { $0.navigation === navigation }) else { return nil }
-        let plan = plan(for: navigation, joining: node.children)
-        let key = plan.link.sourceIndexes.map { source.value(at: $0) }
-        return LentEntities(stream: self, plan: plan, key: key)
+    public func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)? {
+        guard let index = nodes.firstIndex(where: { $0.navigation === navigation }) else { return nil }
+        // The collection's step of the target's read plan, by its place among the expansions.
+        let step = memo?.step(index, along: navigation, joining: nodes[index].children)
+            ?? ExpansionStep(navigation: navigation, joining: nodes[index].children)
+        let key = step.link.sourceIndexes.map { source.value(at: $0) }
+        return LentEntities(stream: self, plan: step, key: key)
     }
 
-    /// The memo's plan for `navigation`, or a new one, kept in the memo from now on.
-    private func plan(for navigation: NavigationProperty, joining: [ExpandNode]) -> StreamedExpansion {
-        if let kept = memo?.streamedExpansions.first(where: { $0.navigation === navigation }) { return kept }
-        let plan = StreamedExpansion(navigation: navigation, joining: joining)
-        memo?.streamedExpansions.append(plan)
-        return plan
-    }
-
-    /// Reads the collection and lends each entity to `body`, unless an earlier one failed.
-    fileprivate func lend(_ entities: LentEntities, _ body: (EntityRow) -> Void) {
-        guard error == nil else { return }
+    /// Reads the collection and lends each entity to `body`.
+    fileprivate func lend(_ entities: LentEntities, _ body: (EntityRow) throws -> Void) throws {
         // A null in the source's key links to nothing.
         guard !entities.key.contains(where: { if case .null = $0 { return true } else { return false } }) else { return }
-        do {
-            let plan = entities.plan
-            let statement = try plan.statement(reader)
-            try statement.bind(entities.key)
-            defer { statement.reset() }
-            let target = plan.navigation.target
-            var buffer = RowBuffer(width: plan.rowWidth)
-            // One row value over the buffer each read refills, as in `EntityReader.forEachRow`.
-            let row = EntityRow(type: target, columns: buffer.storage, joined: plan.joined)
-            var count = 0
-            while try statement.step() {
-                _ = buffer.read(statement)
-                count += 1
-                // Checked before the entity is written: what is past a limit is never written.
-                try budget.checkCollection(count, along: plan.navigation)
-                try budget.spend(row.entityCount)
-                body(row)
-            }
-        } catch {
-            self.error = error
+        let plan = entities.plan
+        let statement = try plan.statement(reader, single: true)
+        try statement.bind(entities.key)
+        defer { statement.reset() }
+        let target = plan.navigation.target
+        var buffer = RowBuffer(width: plan.rowWidth)
+        // One row value over the buffer each read refills, as in `EntityReader.forEachRow`.
+        let row = EntityRow(type: target, columns: buffer.storage, joined: plan.joined)
+        var count = 0
+        while try statement.step() {
+            _ = buffer.read(statement)
+            count += 1
+            // Checked before the entity is written: what is past a limit is never written.
+            try budget.checkCollection(count, along: plan.navigation)
+            try budget.spend(row.entityCount)
+            try body(row)
         }
     }
 }
 
 /// One expanded collection of an `ExpansionStream`, lent entity by entity to whoever writes it.
-public final class LentEntities {
+final class LentEntities: LentCollection {
     fileprivate unowned let stream: ExpansionStream
-    fileprivate let plan: StreamedExpansion
+    fileprivate let plan: ExpansionStep
     fileprivate let key: [SQLValue]
 
-    fileprivate init(stream: ExpansionStream, plan: StreamedExpansion, key: [SQLValue]) {
+    fileprivate init(stream: ExpansionStream, plan: ExpansionStep, key: [SQLValue]) {
         self.stream = stream
         self.plan = plan
         self.key = key
     }
 
     /// Lends each entity of the collection to `body`, in key order, each valid only during its call.
-    public func forEach(_ body: (EntityRow) -> Void) {
-        stream.lend(self, body)
-    }
-}
-
-/// How one collection of an `ExpansionStream` is read: its link, the single-valued expansions
-/// joined to each of its rows, and its statement. Kept in the target's `QueryMemo`, so that a
-/// repeated request neither lays out the joins nor names them to find the statement again.
-final class StreamedExpansion {
-    let navigation: NavigationProperty
-    let link: ExpansionLink
-    let joining: [ExpandNode]
-    private(set) var joined: JoinedExpansions?
-    private(set) var rowWidth = 0
-    /// Prepared on the connection of the thread that first read it, which the memo's thread
-    /// keeps using; checked all the same, as `BuiltSQL` does.
-    private var prepared: Statement?
-
-    init(navigation: NavigationProperty, joining: [ExpandNode]) {
-        self.navigation = navigation
-        self.link = ExpansionLink(navigation)
-        self.joining = joining
-    }
-
-    func statement(_ reader: EntityReader) throws -> Statement {
-        if let prepared, prepared.belongs(to: reader.database) { return prepared }
-        let (statement, joined, rowWidth) = try reader.expansionStatement(link, single: true, joining: joining)
-        (prepared, self.joined, self.rowWidth) = (statement, joined, rowWidth)
-        return statement
+    func forEach(_ body: (EntityRow) throws -> Void) throws {
+        try stream.lend(self, body)
     }
 }

@@ -56,7 +56,7 @@ public final class JoinedExpansions {
         for join in joins {
             let navigationPath = path + [join.navigation]
             let alias = context.alias(for: navigationPath)
-            select += ", " + SQL.columns(of: join.navigation.target, alias: alias)
+            select += ", " + context.dialect.columns(of: join.navigation.target, alias: alias)
             join.nested.addSQL(from: navigationPath, context: &context, select: &select)
         }
     }

@@ -1,9 +1,9 @@
 /// The column values that link a row to its related rows in `$expand`: a foreign key or the
 /// key it references. A single column, the usual case, needs no array and so no allocation.
-struct LinkKey: Hashable {
-    let first: SQLValue
+public struct LinkKey: Hashable {
+    public let first: SQLValue
     /// The further columns of a composite key; empty (and unallocated) otherwise.
-    let rest: [SQLValue]
+    public let rest: [SQLValue]
 
     /// The values of `record` at `indexes`, or nil when one is null: a null links to nothing.
     init?(_ record: EntityRecord, _ indexes: [Int]) {

@@ -1,3 +1,4 @@
+import EDM
 import ODataURI
 
 /// The SQL built for one request target's queries, kept with the target's parse (the gateway
@@ -15,10 +16,58 @@ public final class QueryMemo {
     var countWithTopSkip: BuiltSQL?
     /// The statement that looks an entity of this target up by its key (`Set(key)` targets).
     var keyLookup: KeyLookup?
-    /// The collections a single entity of this target expands as it is written.
-    var streamedExpansions: [StreamedExpansion] = []
+    /// The `$expand` levels read by statements of their own, one step each, in the order the
+    /// reader meets them: a single entity's streamed collections, or the levels of a page read
+    /// by key list, depth first. (Single-valued levels are joined into the page's statement.)
+    var expansionSteps: [ExpansionStep] = []
 
     public init() {}
+
+    /// The step at `index`, or a new one kept there from now on when the memo has none for
+    /// `navigation` there (a memo serves one target, whose expansions are always the same).
+    func step(_ index: Int, along navigation: NavigationProperty, joining: [ExpandNode]) -> ExpansionStep {
+        if index < expansionSteps.count, expansionSteps[index].navigation === navigation,
+           expansionSteps[index].joining.count == joining.count {
+            return expansionSteps[index]
+        }
+        let step = ExpansionStep(navigation: navigation, joining: joining)
+        if index < expansionSteps.count { expansionSteps[index] = step } else if index == expansionSteps.count { expansionSteps.append(step) }
+        return step
+    }
+}
+
+/// One `$expand` level of a read plan: the navigation it follows, its link, the single-valued
+/// expansions joined to each of its rows and where they sit, and its statements (by one
+/// source key, or by a list of them). Kept in the target's `QueryMemo`, so that a repeated
+/// request neither lays out the joins nor names them to find its statement again.
+final class ExpansionStep {
+    let navigation: NavigationProperty
+    let link: ExpansionLink
+    let joining: [ExpandNode]
+    let joined: JoinedExpansions?
+    /// The number of columns up to the last joined entity.
+    let rowWidth: Int
+    /// Prepared on the connection of the thread that first read them, which the memo's thread
+    /// keeps using; checked all the same, as `BuiltSQL` does.
+    private var byKey: Statement?
+    private var byKeyList: Statement?
+
+    init(navigation: NavigationProperty, joining: [ExpandNode]) {
+        self.navigation = navigation
+        self.link = ExpansionLink(navigation)
+        self.joining = joining
+        var rowWidth = navigation.target.columnCount
+        joined = joining.isEmpty ? nil : JoinedExpansions.layout(joining, columnCount: &rowWidth)
+        self.rowWidth = rowWidth
+    }
+
+    /// The statement for one source entity (`single`) or for a key list, prepared on first use.
+    func statement(_ reader: EntityReader, single: Bool) throws -> Statement {
+        if let kept = single ? byKey : byKeyList, kept.belongs(to: reader.database) { return kept }
+        let statement = try reader.expansionStatement(self, single: single)
+        if single { byKey = statement } else { byKeyList = statement }
+        return statement
+    }
 }
 
 /// SQL text with its parameters, and the statement last prepared for it on this thread's

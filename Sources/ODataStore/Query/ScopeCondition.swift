@@ -3,7 +3,7 @@ import ODataURI
 
 /// The WHERE condition that restricts a table to the entities a resource path addresses.
 /// `Person(1)/PersonCar` becomes `t0.fk = ?`; longer paths nest `IN (SELECT ...)` subqueries,
-/// which SQLite answers through the primary-key and foreign-key indexes.
+/// which the database answers through the primary-key and foreign-key indexes.
 enum ScopeCondition {
     static func sql(for path: ResourcePath, alias: String, in context: inout SQLBuildContext, depth: Int = 0) -> String? {
         let last = path.segments[path.segments.count - 1]
@@ -23,7 +23,7 @@ enum ScopeCondition {
     static func keyCondition(_ columns: [String], alias: String, key: [EDMValue], segment: Int,
                              in context: inout SQLBuildContext) -> String {
         zip(columns, key).enumerated().map { component, pair in
-            SQL.column(alias, pair.0) + " = " + context.bindPathKey(SQLValue(pair.1), segment: segment, component: component)
+            context.dialect.column(alias, pair.0) + " = " + context.bindPathKey(SQLValue(pair.1), segment: segment, component: component)
         }.joined(separator: " AND ")
     }
 
@@ -41,12 +41,12 @@ enum ScopeCondition {
         }
         let parentAlias = "s" + String(depth + 1)
         let parentType = parent.targetType
-        let selected = parentColumns.map { SQL.column(parentAlias, $0) }.joined(separator: ", ")
-        var subquery = "SELECT " + selected + " FROM " + SQL.quote(parentType.tableName) + " AS " + parentAlias
+        let selected = parentColumns.map { context.dialect.column(parentAlias, $0) }.joined(separator: ", ")
+        var subquery = "SELECT " + selected + " FROM " + context.dialect.quote(parentType.tableName) + " AS " + parentAlias
         if let condition = sql(for: parent, alias: parentAlias, in: &context, depth: depth + 1) {
             subquery += " WHERE " + condition
         }
-        let local = localColumns.map { SQL.column(alias, $0) }
+        let local = localColumns.map { context.dialect.column(alias, $0) }
         let left = local.count == 1 ? local[0] : "(" + local.joined(separator: ", ") + ")"
         return left + " IN (" + subquery + ")"
     }

@@ -5,8 +5,7 @@ import Darwin
 #endif
 
 /// A POSIX mutex with one condition variable: the state the store shares between threads (the
-/// write gate and its committer, the read-lock anchor and its ticker, a pending commit and those
-/// waiting for it) is kept under one. A class, so that the mutex and the condition never move in
+/// write gate and its committer, a pending commit and those waiting for it) is kept under one. A class, so that the mutex and the condition never move in
 /// memory.
 final class ConditionLock: @unchecked Sendable {
     private var mutex = pthread_mutex_t()

@@ -18,14 +18,10 @@ public final class Database {
     /// execution, so without the runtime's exclusivity check (a connection is used by one
     /// thread at a time).
     @exclusivity(unchecked) public var trace: ((String) -> Void)?
-    /// BEGIN DEFERRED and COMMIT, which every read request runs: prepared on first use and
-    /// kept here, where finding them in `statementCache` hashed their text twice per request.
-    @exclusivity(unchecked) private var beginReadStatement: Statement?
-    @exclusivity(unchecked) private var commitReadStatement: Statement?
-    /// The read transaction this connection keeps between read requests, when a
-    /// `ReadLockAnchor` gave it one (`ReadLockAnchor.holdSnapshots(of:)`). Read by every
-    /// request, so, like the statements above, without the runtime's exclusivity check.
-    @exclusivity(unchecked) public internal(set) var heldSnapshot: HeldSnapshot?
+    /// The SQL this connection speaks.
+    public var dialect: any SQLDialect { SQLiteDialect() }
+    /// The only owner of this connection's read transactions (see `ReadScope`).
+    public private(set) lazy var readScope = ReadScope(database: self)
 
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         _ = processWideConfiguration
@@ -51,9 +47,7 @@ public final class Database {
     }
 
     deinit {
-        heldSnapshot?.retire()
-        heldSnapshot = nil
-        (beginReadStatement, commitReadStatement) = (nil, nil)
+        readScope.close()
         statementCache.removeAll()
         objectStatements.removeAll()
         sqlite3_close_v2(handle)
@@ -211,23 +205,6 @@ public final class Database {
 
     /// Whether no transaction is open: SQLite rolls one back by itself after some errors.
     public var isInAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
-
-    /// Runs `body`'s reads in one read transaction: one snapshot for all its statements (a
-    /// page, its count and its expansions agree even while others write), begun and ended once
-    /// rather than once per statement. Inside a transaction already, `body` just runs in it.
-    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        guard isInAutocommit else { return try body() }
-        let begin = try beginReadStatement ?? cachedStatement("BEGIN DEFERRED")
-        beginReadStatement = begin
-        try begin.run()
-        defer {
-            if let commit = try? commitReadStatement ?? cachedStatement("COMMIT") {
-                commitReadStatement = commit
-                try? commit.run()
-            }
-        }
-        return try body()
-    }
 
     /// Every row of a query, uncached (for one-off statements such as seeding and checks).
     public func rows(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {

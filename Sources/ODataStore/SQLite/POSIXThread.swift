@@ -4,8 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The POSIX threads the store runs its own work on (the write gate's committer, the read-lock
-/// anchor's ticker): joinable, so that their owners can wait for them when they close.
+/// The POSIX threads the store runs its own work on (the write gate's committer): joinable, so that their owners can wait for them when they close.
 enum POSIXThread {
     /// Starts a thread that runs `body`, which keeps what it captures alive until it returns;
     /// nil when the system refuses a thread.

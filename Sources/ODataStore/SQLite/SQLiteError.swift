@@ -17,8 +17,6 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var primaryCode: Int32 { code & 0xFF }
 
     public var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
-    // SQLITE_CONSTRAINT_FOREIGNKEY (787) is a macro expression Swift does not import.
-    public var isForeignKeyViolation: Bool { code == 787 }
     public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
     /// A transaction rolled back for a reason outside the statement, such as another write of
     /// the same `WriteGate` group failing: the same write may succeed when tried again.

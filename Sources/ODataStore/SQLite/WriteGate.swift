@@ -26,13 +26,8 @@ import Darwin
 /// - One connection for all writes also keeps its page cache: SQLite empties a connection's
 ///   cache whenever another connection has written since it last looked, so writers that take
 ///   turns on their own connections read their pages from the OS again at every write.
-///
-/// With a `ReadLockAnchor`, the anchor's read lock is released from the start of a write until
-/// its commit is decided, so that the commit-time checkpoint and the WAL's restart are never
-/// held back (see the anchor's comment).
 public final class WriteGate: @unchecked Sendable {
     private let path: String
-    private let anchor: ReadLockAnchor?
 
     /// Guards everything below: the connection is used by one thread at a time. Its condition
     /// is signalled when a write joins the open group, and when the gate closes.
@@ -64,9 +59,8 @@ public final class WriteGate: @unchecked Sendable {
 
     /// - Parameter joinWindow: the longest the committer waits for writes that wait to join its
     ///   group, in seconds (tests that need a group to form under any load make it long).
-    public init(path: String, anchor: ReadLockAnchor? = nil, joinWindow: Double = 0.001) {
+    public init(path: String, joinWindow: Double = 0.001) {
         self.path = path
-        self.anchor = anchor
         self.joinWindow = joinWindow
     }
 
@@ -80,7 +74,6 @@ public final class WriteGate: @unchecked Sendable {
     /// `body` must do all its work through the connection it is given, and must not wait for
     /// another write (the gate is held while it runs).
     public func write<T>(_ body: (Database) throws -> T) throws -> (T, PendingCommit) {
-        anchor?.suspend()
         if !lock.tryLock() {
             writesWaiting.add(1, ordering: .relaxed)
             lock.lock()
@@ -93,7 +86,6 @@ public final class WriteGate: @unchecked Sendable {
         } catch {
             abandonTransactionIfEmpty()
             leave()
-            anchor?.resume()
             throw error
         }
         let value: T
@@ -103,7 +95,6 @@ public final class WriteGate: @unchecked Sendable {
         } catch {
             let lost = rollBack(database)
             leave()
-            anchor?.resume()
             finish(lost, failure: SQLiteError(code: SQLITE_ABORT, message: "The transaction this write shared with others was rolled back by another write's failure."))
             throw error
         }
@@ -229,11 +220,9 @@ public final class WriteGate: @unchecked Sendable {
         }
     }
 
-    /// Lets the anchor take its lock again and decides the writes' commits (outside the mutex).
-    /// The anchor first, so that whoever waits for the last commit finds it holding again.
+    /// Decides the writes' commits (outside the mutex).
     private func finish(_ group: [PendingCommit], failure: SQLiteError?) {
         for commit in group {
-            anchor?.resume()
             commit.decide(failure)
         }
     }

@@ -17,12 +17,12 @@ public struct RowInserter {
         var values: [SQLValue] = []
         for (index, value) in columns.enumerated() {
             guard let value else { continue }
-            used.append(SQL.quote(names[index]))
+            used.append(database.dialect.quote(names[index]))
             values.append(value)
         }
         let sql = used.isEmpty
-            ? "INSERT INTO \(SQL.quote(type.tableName)) DEFAULT VALUES"
-            : "INSERT INTO \(SQL.quote(type.tableName)) (\(used.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: used.count).joined(separator: ", ")))"
+            ? "INSERT INTO \(database.dialect.quote(type.tableName)) DEFAULT VALUES"
+            : "INSERT INTO \(database.dialect.quote(type.tableName)) (\(used.joined(separator: ", "))) VALUES (\(used.indices.map(database.dialect.placeholder).joined(separator: ", ")))"
         try database.cachedStatement(sql).run(values)
         return database.lastInsertRowID
     }

@@ -8,14 +8,8 @@ public struct SchemaBuilder: Sendable {
 
     public init(model: EntityModel) { self.model = model }
 
-    public static func sqlType(_ type: PrimitiveType) -> String {
-        switch type {
-        case .boolean, .byte, .sByte, .int16, .int32, .int64, .dateTime, .dateTimeOffset, .time: return "INTEGER"
-        case .double, .single: return "REAL"
-        case .binary: return "BLOB"
-        case .decimal, .string, .guid: return "TEXT"
-        }
-    }
+    /// SQLite's: the DDL below (AUTOINCREMENT, `sqlite_master`) is SQLite's too.
+    private static let dialect = SQLiteDialect()
 
     /// The DDL statements, principals before dependents.
     public var statements: [String] {
@@ -25,12 +19,12 @@ public struct SchemaBuilder: Sendable {
             for property in type.properties where property.isIndexed && !(property.isKey && type.keyProperties.count == 1) {
                 let columns = [property.columnName] + property.indexedWith.compactMap { type.property(named: $0)?.columnName }
                 let name = "ix_" + type.tableName + "_" + columns.joined(separator: "_")
-                statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(type.tableName)) (\(columns.map(SQL.quote).joined(separator: ", ")))")
+                statements.append("CREATE INDEX IF NOT EXISTS \(Self.dialect.quote(name)) ON \(Self.dialect.quote(type.tableName)) (\(columns.map(Self.dialect.quote).joined(separator: ", ")))")
             }
             for association in model.associations where association.dependent === type {
                 let fk = association.foreignKey
                 let name = "ix_" + type.tableName + "_" + fk.columns.joined(separator: "_")
-                statements.append("CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(type.tableName)) (\(fk.columns.map(SQL.quote).joined(separator: ", ")))")
+                statements.append("CREATE INDEX IF NOT EXISTS \(Self.dialect.quote(name)) ON \(Self.dialect.quote(type.tableName)) (\(fk.columns.map(Self.dialect.quote).joined(separator: ", ")))")
             }
         }
         return statements
@@ -40,7 +34,7 @@ public struct SchemaBuilder: Sendable {
         var lines: [String] = []
         let singleIdentityKey = type.keyProperties.count == 1 && type.keyProperties[0].isStoreGenerated
         for property in type.properties {
-            var line = SQL.quote(property.columnName) + " " + SchemaBuilder.sqlType(property.type)
+            var line = Self.dialect.quote(property.columnName) + " " + Self.dialect.columnType(property.type)
             if singleIdentityKey && property.isKey {
                 // An alias of the rowid; AUTOINCREMENT so that a deleted entity's URI never comes back.
                 line += " PRIMARY KEY AUTOINCREMENT"
@@ -51,20 +45,20 @@ public struct SchemaBuilder: Sendable {
         for column in type.hiddenColumns {
             let association = model.associations.first { $0.dependent === type && $0.foreignKey.columns.contains(column.name) }
             let optional = association?.foreignKey.isOptional ?? true
-            lines.append(SQL.quote(column.name) + " " + SchemaBuilder.sqlType(column.type) + (optional ? "" : " NOT NULL"))
+            lines.append(Self.dialect.quote(column.name) + " " + Self.dialect.columnType(column.type) + (optional ? "" : " NOT NULL"))
         }
         if !singleIdentityKey {
-            lines.append("PRIMARY KEY (" + type.keyProperties.map { SQL.quote($0.columnName) }.joined(separator: ", ") + ")")
+            lines.append("PRIMARY KEY (" + type.keyProperties.map { Self.dialect.quote($0.columnName) }.joined(separator: ", ") + ")")
         }
         for association in model.associations where association.dependent === type {
             let fk = association.foreignKey
             let principal = association.principal
-            var line = "FOREIGN KEY (" + fk.columns.map(SQL.quote).joined(separator: ", ") + ") REFERENCES "
-                + SQL.quote(principal.tableName) + " (" + principal.keyProperties.map { SQL.quote($0.columnName) }.joined(separator: ", ") + ")"
+            var line = "FOREIGN KEY (" + fk.columns.map(Self.dialect.quote).joined(separator: ", ") + ") REFERENCES "
+                + Self.dialect.quote(principal.tableName) + " (" + principal.keyProperties.map { Self.dialect.quote($0.columnName) }.joined(separator: ", ") + ")"
             if fk.cascadesOnDelete { line += " ON DELETE CASCADE" }
             lines.append(line)
         }
-        return "CREATE TABLE IF NOT EXISTS \(SQL.quote(type.tableName)) (\n  " + lines.joined(separator: ",\n  ") + "\n)"
+        return "CREATE TABLE IF NOT EXISTS \(Self.dialect.quote(type.tableName)) (\n  " + lines.joined(separator: ",\n  ") + "\n)"
     }
 
     /// Creates every table and index that does not exist yet, in one transaction.

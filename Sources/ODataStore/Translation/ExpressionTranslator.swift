@@ -1,14 +1,15 @@
 import EDM
 import ODataURI
 
-/// Translates a bound `$filter`/`$orderby` expression into SQLite SQL over the storage mapping
-/// (see SQLValue+EDM.swift), keeping the semantics documented on `BoundExpression`.
+/// Translates a bound `$filter`/`$orderby` expression into SQL over the storage mapping
+/// (see SQLValue+EDM.swift), keeping the semantics documented on `BoundExpression`; what
+/// differs between engines comes from the context's `SQLDialect`.
 ///
 /// - Every literal is a bound parameter; the SQL text holds only model names (quoted) and
-///   constants of this translator. Parameters are bound in the order their `?` appear.
+///   constants of this translator and the dialect. Parameters are bound in the order they appear.
 /// - Member paths through navigations use the context's LEFT JOIN aliases.
-/// - Decimals (stored as TEXT) are computed as REAL: `CAST(column AS REAL)`.
-/// - Strings compare with the BINARY collation: ordinal, case-sensitive.
+/// - Decimals are computed as doubles (`SQLDialect.castToReal`).
+/// - Strings compare ordinally and case-sensitively (`SQLDialect.binaryCollation`).
 public enum ExpressionTranslator {
     /// SQL whose value is the expression's value: 0/1/NULL for Booleans. Use it for `$orderby`
     /// keys and wherever the exact value matters.
@@ -68,30 +69,29 @@ public enum ExpressionTranslator {
         case .literal(let value, let type):
             return context.bind(parameter(value, type))
         case .member(let path):
-            let column = SQL.column(context.alias(for: path.navigations), path.property.columnName)
-            return path.property.type == .decimal ? "CAST(" + column + " AS REAL)" : column
+            let column = context.dialect.column(context.alias(for: path.navigations), path.property.columnName)
+            return path.property.type == .decimal ? context.dialect.castToReal(column) : column
         case .convert(let inner, let target):
             let source = inner.type
             let sql = value(inner, &context)
-            if isNarrowing(from: source, to: target), let range = target.integralRange {
-                return SQLFunctions.cast + "(" + sql + ", " + String(range.lowerBound) + ", " + String(range.upperBound) + ")"
+            if isNarrowing(from: source, to: target), let range = target.integerRange {
+                return context.dialect.castToInteger(sql, within: range)
             }
-            if !target.isIntegral && (source?.isIntegral ?? false) { return "CAST(" + sql + " AS REAL)" }
+            if !target.isIntegral && (source?.isIntegral ?? false) { return context.dialect.castToReal(sql) }
             return sql
         case .negate(let inner, let type):
-            return inRange("(- " + value(inner, &context) + ")", type)
+            return inRange("(- " + value(inner, &context) + ")", type, context.dialect)
         case .arithmetic(let op, let left, let right, let type):
             let l = value(left, &context)
             let r = value(right, &context)
             switch op {
-            case .add: return inRange("(" + l + " + " + r + ")", type)
-            case .subtract: return inRange("(" + l + " - " + r + ")", type)
-            case .multiply: return inRange("(" + l + " * " + r + ")", type)
+            case .add: return inRange("(" + l + " + " + r + ")", type, context.dialect)
+            case .subtract: return inRange("(" + l + " - " + r + ")", type, context.dialect)
+            case .multiply: return inRange("(" + l + " * " + r + ")", type, context.dialect)
             // Integer operands divide with truncation toward zero, as in .NET.
-            case .divide: return inRange("(" + l + " / " + r + ")", type)
-            // `%` is the integer remainder (sign of the dividend), never out of range (SQLite
-            // makes `x % -1` 0); `mod()` is the floating one.
-            case .modulo: return (type?.isIntegral ?? true) ? "(" + l + " % " + r + ")" : "mod(" + l + ", " + r + ")"
+            case .divide: return inRange("(" + l + " / " + r + ")", type, context.dialect)
+            // The integer remainder is never out of range.
+            case .modulo: return context.dialect.remainder(l, r, integral: type?.isIntegral ?? true)
             }
         case .comparison(let op, let left, let right):
             return comparison(op, left, right, unknownMeansFalse: false, &context)
@@ -111,20 +111,16 @@ public enum ExpressionTranslator {
     /// A conversion to an Integer type that not every source value survives (`cast` from a
     /// fractional type, or to a smaller Integer type): out of range, it is null.
     private static func isNarrowing(from source: PrimitiveType?, to target: PrimitiveType) -> Bool {
-        guard let source, let range = target.integralRange else { return false }
-        guard let sourceRange = source.integralRange else { return true }
+        guard let source, let range = target.integerRange else { return false }
+        guard let sourceRange = source.integerRange else { return true }
         return sourceRange.lowerBound < range.lowerBound || sourceRange.upperBound > range.upperBound
     }
 
-    /// An Integer result as a value of its type: null when it is outside the type's range.
-    /// SQLite computes integers in 64 bits and turns a 64-bit overflow into a REAL; the
-    /// functions (`SQLFunctions`) make both cases null, evaluating the operation once.
-    private static func inRange(_ sql: String, _ type: PrimitiveType?) -> String {
-        switch type {
-        case .int32?: return SQLFunctions.int32 + "(" + sql + ")"
-        case .int64?: return SQLFunctions.int64 + "(" + sql + ")"
-        default: return sql
-        }
+    /// An Integer result as a value of its type: null when it is outside the type's range
+    /// (the dialect's `integerResult`), never silently widened.
+    private static func inRange(_ sql: String, _ type: PrimitiveType?, _ dialect: any SQLDialect) -> String {
+        guard let type, let range = type.integerRange else { return sql }
+        return dialect.integerResult(sql, within: range)
     }
 
     /// The parameter for a literal, in the storage representation the comparison meets.
@@ -145,21 +141,21 @@ public enum ExpressionTranslator {
                                    unknownMeansFalse: Bool, _ context: inout SQLBuildContext) -> String {
         if left.isNullLiteral || right.isNullLiteral {
             if left.isNullLiteral && right.isNullLiteral {
-                return op == .equal ? "1" : "0"
+                return op == .equal ? context.dialect.trueValue : context.dialect.falseValue
             }
             switch op {
             case .equal: return "(" + value(left.isNullLiteral ? right : left, &context) + " IS NULL)"
             case .notEqual: return "(" + value(left.isNullLiteral ? right : left, &context) + " IS NOT NULL)"
-            default: return "0"
+            default: return context.dialect.falseValue
             }
         }
         let nullable = mayBeNull(left) || mayBeNull(right)
-        let collation = left.type == .string || right.type == .string ? " COLLATE BINARY" : ""
+        let collation = left.type == .string || right.type == .string ? context.dialect.binaryCollation : ""
         let l = value(left, &context)
         let r = value(right, &context) + collation
         switch op {
-        case .equal: return "(" + l + (nullable ? " IS " : " = ") + r + ")"
-        case .notEqual: return "(" + l + (nullable ? " IS NOT " : " <> ") + r + ")"
+        case .equal: return nullable ? context.dialect.nullSafeEqual(l, r, negated: false) : "(" + l + " = " + r + ")"
+        case .notEqual: return nullable ? context.dialect.nullSafeEqual(l, r, negated: true) : "(" + l + " <> " + r + ")"
         default:
             let symbol: String
             switch op {
@@ -169,91 +165,23 @@ public enum ExpressionTranslator {
             default: symbol = " >= "
             }
             let sql = "(" + l + symbol + r + ")"
-            return nullable && !unknownMeansFalse ? "COALESCE(" + sql + ", 0)" : sql
+            return nullable && !unknownMeansFalse ? "COALESCE(" + sql + ", " + context.dialect.falseValue + ")" : sql
         }
     }
 
     // MARK: Functions
 
-    /// The characters .NET's String.Trim() removes (Char.IsWhiteSpace), as a SQL constant.
-    private static let whitespaceCharacters = "char(9, 10, 11, 12, 13, 32, 133, 160, 5760, 8192, 8193, 8194, 8195, 8196, 8197, 8198, 8199, 8200, 8201, 8202, 8232, 8233, 8239, 8287, 12288)"
-
     private static func call(_ function: ExpressionFunction, _ arguments: [BoundExpression],
                              _ context: inout SQLBuildContext) -> String {
-        // Arguments are translated in the order they appear in the SQL, so parameters line up.
-        func arg(_ index: Int) -> String { value(arguments[index], &context) }
         switch function {
-        case .substringOf:
-            // substringof(needle, haystack): instr(haystack, needle) names the haystack first.
-            let needle = arguments[0], haystack = arguments[1]
-            let h = value(haystack, &context)
-            return "(instr(" + h + ", " + value(needle, &context) + ") > 0)"
-        case .startsWith:
-            let s = arg(0)
-            return "(instr(" + s + ", " + arg(1) + ") = 1)"
-        case .endsWith:
-            // The tail of s as long as p equals p, and s is at least as long as p.
-            let s1 = arg(0), s2 = arg(0), p1 = arg(1), p2 = arg(1), s3 = arg(0), p3 = arg(1)
-            return "(substr(" + s1 + ", length(" + s2 + ") - length(" + p1 + ") + 1) = " + p2
-                + " AND length(" + s3 + ") >= length(" + p3 + "))"
-        case .length:
-            return "length(" + arg(0) + ")"
-        case .indexOf:
-            let s = arg(0)
-            return "(instr(" + s + ", " + arg(1) + ") - 1)"
-        case .replace:
-            let s = arg(0), find = arg(1)
-            return "replace(" + s + ", " + find + ", " + arg(2) + ")"
-        case .substring:
-            // Zero-based; a negative start counts as 0, a negative length as 0.
-            let s = arg(0), start = arg(1)
-            if arguments.count == 3 {
-                return "substr(" + s + ", max(" + start + ", 0) + 1, max(" + arg(2) + ", 0))"
-            }
-            return "substr(" + s + ", max(" + start + ", 0) + 1)"
-        case .toLower:
-            return "lower(" + arg(0) + ")"
-        case .toUpper:
-            return "upper(" + arg(0) + ")"
-        case .trim:
-            return "trim(" + arg(0) + ", " + whitespaceCharacters + ")"
-        case .concat:
-            // As .NET's String.Concat, a null argument counts as the empty string.
-            var parts: [String] = []
-            for index in arguments.indices { parts.append("COALESCE(" + arg(index) + ", '')") }
-            return "(" + parts.joined(separator: " || ") + ")"
         case .year, .month, .day, .hour, .minute, .second:
-            return datePart(function, arguments[0], &context)
-        case .round:
-            return "round(" + arg(0) + ")"
-        case .floor:
-            return "floor(" + arg(0) + ")"
-        case .ceiling:
-            return "ceil(" + arg(0) + ")"
+            let sql = value(arguments[0], &context)
+            return context.dialect.datePart(function, of: sql, isTime: arguments[0].type == .time)
+        default:
+            // Each use of an argument translates it afresh, in the order the dialect writes
+            // them, so that parameters line up.
+            let dialect = context.dialect
+            return dialect.function(function, argumentCount: arguments.count) { value(arguments[$0], &context) }
         }
-    }
-
-    /// Parts of a DateTime/DateTimeOffset (milliseconds since the epoch, read in UTC) or of a
-    /// Time (milliseconds since midnight).
-    private static func datePart(_ function: ExpressionFunction, _ argument: BoundExpression,
-                                 _ context: inout SQLBuildContext) -> String {
-        let sql = value(argument, &context)
-        if argument.type == .time {
-            switch function {
-            case .hour: return "((" + sql + " / 3600000) % 24)"
-            case .minute: return "((" + sql + " / 60000) % 60)"
-            default: return "((" + sql + " / 1000) % 60)"
-            }
-        }
-        let format: String
-        switch function {
-        case .year: format = "%Y"
-        case .month: format = "%m"
-        case .day: format = "%d"
-        case .hour: format = "%H"
-        case .minute: format = "%M"
-        default: format = "%S"
-        }
-        return "CAST(strftime('" + format + "', " + sql + " / 1000.0, 'unixepoch') AS INTEGER)"
     }
 }

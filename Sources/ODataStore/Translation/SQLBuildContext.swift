@@ -1,8 +1,10 @@
 import EDM
 
 /// What a SQL statement accumulates while it is built: bound parameters and the LEFT JOINs
-/// that single-valued navigation paths need. Every value reaches SQLite as a parameter.
+/// that single-valued navigation paths need, in the engine's `dialect`. Every value reaches the
+/// database as a parameter.
 public struct SQLBuildContext {
+    public let dialect: any SQLDialect
     /// The alias of the statement's root table.
     public let rootAlias: String
     public private(set) var parameters: [SQLValue] = []
@@ -14,15 +16,17 @@ public struct SQLBuildContext {
     private var aliasesByPath: [String: String] = [:]
     private let aliasPrefix: String
 
-    public init(rootAlias: String = "t0", aliasPrefix: String = "j") {
+    public init(dialect: any SQLDialect, rootAlias: String = "t0", aliasPrefix: String = "j") {
+        self.dialect = dialect
         self.rootAlias = rootAlias
         self.aliasPrefix = aliasPrefix
     }
 
     /// Adds a parameter and returns its placeholder.
     public mutating func bind(_ value: SQLValue) -> String {
+        let placeholder = dialect.placeholder(parameters.count)
         parameters.append(value)
-        return "?"
+        return placeholder
     }
 
     /// Adds a parameter for component `component` of the key of the path's segment `segment`,
@@ -45,8 +49,8 @@ public struct SQLBuildContext {
             }
             let next = aliasPrefix + String(aliasesByPath.count + 1)
             aliasesByPath[key] = next
-            joins.append("LEFT JOIN " + SQL.quote(navigation.target.tableName) + " AS " + next + " ON "
-                         + SQL.joinCondition(navigation, sourceAlias: alias, targetAlias: next))
+            joins.append("LEFT JOIN " + dialect.quote(navigation.target.tableName) + " AS " + next + " ON "
+                         + dialect.joinCondition(navigation, sourceAlias: alias, targetAlias: next))
             alias = next
         }
         return alias

@@ -38,7 +38,7 @@ extension EntityWriter {
     }
 
     public func exists(_ type: EntityType, key: [SQLValue]) throws -> Bool {
-        let sql = "SELECT 1 FROM " + SQL.quote(type.tableName) + " WHERE " + EntityWriter.keyCondition(type) + " LIMIT 1"
+        let sql = "SELECT 1 FROM " + dialect.quote(type.tableName) + " WHERE " + keyCondition(type)
         return try !database.cachedStatement(sql).rows(key).isEmpty
     }
 
@@ -50,15 +50,15 @@ extension EntityWriter {
     /// The dependents of `association` that refer to the principal with this key.
     func dependents(_ association: Association, principalKey: [SQLValue]) throws -> [EntityRecord] {
         let type = association.dependent
-        let condition = association.foreignKey.columns.map { SQL.quote($0) + " = ?" }.joined(separator: " AND ")
-        let sql = "SELECT " + type.columnNames.map(SQL.quote).joined(separator: ", ") + " FROM " + SQL.quote(type.tableName)
+        let condition = dialect.equality(columns: association.foreignKey.columns, alias: nil)
+        let sql = "SELECT " + type.columnNames.map(dialect.quote).joined(separator: ", ") + " FROM " + dialect.quote(type.tableName)
             + " WHERE " + condition
         return try database.cachedStatement(sql).rows(principalKey).map { EntityRecord(type: type, values: $0) }
     }
 
     private func dependentCount(_ association: Association, principalKey: [SQLValue]) throws -> Int {
-        let condition = association.foreignKey.columns.map { SQL.quote($0) + " = ?" }.joined(separator: " AND ")
-        let sql = "SELECT count(*) FROM " + SQL.quote(association.dependent.tableName) + " WHERE " + condition
+        let condition = dialect.equality(columns: association.foreignKey.columns, alias: nil)
+        let sql = "SELECT count(*) FROM " + dialect.quote(association.dependent.tableName) + " WHERE " + condition
         if case .integer(let count)? = try database.cachedStatement(sql).rows(principalKey).first?.first { return Int(count) }
         return 0
     }

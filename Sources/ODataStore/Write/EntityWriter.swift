@@ -21,8 +21,8 @@ public struct EntityWriter {
 
     /// The stored row of the entity with these key column values, or nil.
     public func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? {
-        let sql = "SELECT " + type.columnNames.map(SQL.quote).joined(separator: ", ") + " FROM " + SQL.quote(type.tableName)
-            + " WHERE " + EntityWriter.keyCondition(type)
+        let sql = "SELECT " + type.columnNames.map(dialect.quote).joined(separator: ", ") + " FROM " + dialect.quote(type.tableName)
+            + " WHERE " + keyCondition(type)
         let statement = try database.cachedStatement(sql)
         try statement.bind(key)
         defer { statement.reset() }
@@ -65,9 +65,9 @@ public struct EntityWriter {
         for index in assignments { columns[index] = changes[index]! }
         try checkReferences(of: type, columns: columns, changed: Set(assignments))
         let names = type.columnNames
-        let sql = "UPDATE " + SQL.quote(type.tableName) + " SET "
-            + assignments.map { SQL.quote(names[$0]) + " = ?" }.joined(separator: ", ")
-            + " WHERE " + EntityWriter.keyCondition(type)
+        let sql = "UPDATE " + dialect.quote(type.tableName) + " SET "
+            + assignments.enumerated().map { dialect.quote(names[$1]) + " = " + dialect.placeholder($0) }.joined(separator: ", ")
+            + " WHERE " + keyCondition(type, firstParameter: assignments.count)
         let key = record.keyColumnValues
         do throws(SQLiteError) {
             try database.cachedStatement(sql).run(assignments.map { changes[$0]! } + key)
@@ -82,7 +82,7 @@ public struct EntityWriter {
     public func delete(_ record: EntityRecord) throws {
         try checkDeletable(record, depth: 0)
         let type = record.type
-        let sql = "DELETE FROM " + SQL.quote(type.tableName) + " WHERE " + EntityWriter.keyCondition(type)
+        let sql = "DELETE FROM " + dialect.quote(type.tableName) + " WHERE " + keyCondition(type)
         do throws(SQLiteError) {
             try database.cachedStatement(sql).run(record.keyColumnValues)
         } catch {
@@ -92,9 +92,12 @@ public struct EntityWriter {
 
     // MARK: Helpers
 
-    /// `"k1" = ? AND "k2" = ?` over the key columns, in key order.
-    static func keyCondition(_ type: EntityType) -> String {
-        type.keyProperties.map { SQL.quote($0.columnName) + " = ?" }.joined(separator: " AND ")
+    /// The SQL every statement is written in.
+    var dialect: any SQLDialect { database.dialect }
+
+    /// `"k1" = ? AND "k2" = ?` over the key columns, in key order, from parameter `firstParameter` on.
+    func keyCondition(_ type: EntityType, firstParameter: Int = 0) -> String {
+        dialect.equality(columns: type.keyProperties.map(\.columnName), alias: nil, firstParameter: firstParameter)
     }
 
     /// `Person(1)`, `Warehouses(Region='north',Code=1)`: how messages name an entity.

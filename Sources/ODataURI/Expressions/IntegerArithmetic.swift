@@ -25,14 +25,14 @@ enum IntegerArithmetic {
 
     /// Whether `value` is in the range of the integral `type` (any value for other types).
     static func fits(_ value: Int64, in type: PrimitiveType) -> Bool {
-        type.integralRange?.contains(value) ?? true
+        type.integerRange?.contains(value) ?? true
     }
 
     /// A number truncated toward zero to an Integer of `type`, as `cast` converts: nil when
     /// `type` is not integral or `value` no number; `.some(nil)` when the result is outside the
     /// type's range (or the number is not finite).
     static func truncated(_ value: EDMValue, to type: PrimitiveType) -> Int64?? {
-        guard let range = type.integralRange else { return nil }
+        guard let range = type.integerRange else { return nil }
         let number: Int64?
         switch value {
         case .integer(let integer): number = integer
@@ -49,20 +49,6 @@ enum IntegerArithmetic {
         // The upper bound as a Double may round up (Int64.max to 2^63): compare below its successor.
         guard whole >= Double(range.lowerBound), whole < Double(range.upperBound) + 1 else { return nil }
         return Int64(whole)
-    }
-}
-
-extension PrimitiveType {
-    /// The values of an integral type; nil for the other types.
-    public var integralRange: ClosedRange<Int64>? {
-        switch self {
-        case .byte: return 0...255
-        case .sByte: return -128...127
-        case .int16: return Int64(Int16.min)...Int64(Int16.max)
-        case .int32: return Int64(Int32.min)...Int64(Int32.max)
-        case .int64: return Int64.min...Int64.max
-        default: return nil
-        }
     }
 }
 

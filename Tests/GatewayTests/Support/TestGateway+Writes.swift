@@ -43,14 +43,14 @@ extension TestGateway {
         let database = try openDatabase()
         var contents: [String: [[SQLValue]]] = [:]
         for type in model.entityTypes {
-            contents[type.tableName] = try database.rows("SELECT * FROM \(SQL.quote(type.tableName)) ORDER BY rowid")
+            contents[type.tableName] = try database.rows("SELECT * FROM \(SQLiteDialect().quote(type.tableName)) ORDER BY rowid")
         }
         contents["sqlite_sequence"] = try database.rows("SELECT name, seq FROM sqlite_sequence ORDER BY name")
         return contents
     }
 
     func rowCount(_ table: String) throws -> Int {
-        guard case .integer(let count)? = try openDatabase().rows("SELECT count(*) FROM \(SQL.quote(table))").first?.first else { return -1 }
+        guard case .integer(let count)? = try openDatabase().rows("SELECT count(*) FROM \(SQLiteDialect().quote(table))").first?.first else { return -1 }
         return Int(count)
     }
 }

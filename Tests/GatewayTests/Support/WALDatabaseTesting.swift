@@ -1,8 +1,8 @@
 import Foundation
 import ODataStore
 
-/// What the suites that test the WAL's read locks share (`ReadLockAnchorTests`,
-/// `HeldSnapshotTests`): a fresh WAL database with one table of page-sized rows, connections
+/// What the suites that test reads beside writes in the WAL share (`ReadScopeTests`): a fresh
+/// WAL database with one table of page-sized rows, connections
 /// configured as the service's, page-sized commits made directly or through a `WriteGate`, and
 /// the size of the WAL file.
 protocol WALDatabaseTesting {}
@@ -16,15 +16,6 @@ extension WALDatabaseTesting {
         let database = try connection(path)
         try database.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, data BLOB)")
         return (path, { try? FileManager.default.removeItem(at: directory) })
-    }
-
-    /// A fresh database with an anchor on it, both gone after `body`.
-    func withAnchor(_ body: (String, ReadLockAnchor) throws -> Void) throws {
-        let (path, cleanup) = try makeDatabase()
-        defer { cleanup() }
-        let anchor = try ReadLockAnchor(path: path)
-        defer { anchor.close() }
-        try body(path, anchor)
     }
 
     func connection(_ path: String) throws -> Database {

@@ -1,22 +1,7 @@
-/// A list of key tuples passed to SQLite as one JSON parameter and unpacked with json_each,
-/// so that `$expand` runs one cached statement per level whatever the number of parents.
+/// A list of key tuples passed to SQLite as one JSON parameter and unpacked with json_each
+/// (`SQLiteDialect.keyMembership`), so that `$expand` runs one cached statement per level
+/// whatever the number of parents.
 enum KeyList {
-    /// `col IN (SELECT value FROM json_each(?))`, or the row-value form for composite keys.
-    static func membership(columns: [String], alias: String) -> String {
-        if columns.count == 1 {
-            return SQL.column(alias, columns[0]) + " IN (SELECT value FROM json_each(?))"
-        }
-        let left = "(" + columns.map { SQL.column(alias, $0) }.joined(separator: ", ") + ")"
-        let parts = columns.indices.map { "json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
-        return left + " IN (SELECT " + parts + " FROM json_each(?))"
-    }
-
-    /// `col = ?`, or `a = ? AND b = ?` for composite keys: the lookup of one key, which an
-    /// index answers without the temporary table that `IN (SELECT ... json_each)` builds.
-    static func equality(columns: [String], alias: String) -> String {
-        columns.map { SQL.column(alias, $0) + " = ?" }.joined(separator: " AND ")
-    }
-
     /// The JSON text of the keys: `[1,2,3]`, or `[[1,"a"],[2,"b"]]` for composite keys.
     static func json(_ keys: [LinkKey]) -> String {
         var text = "["

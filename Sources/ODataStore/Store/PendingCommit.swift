@@ -1,16 +1,16 @@
-/// The commit a write of a `WriteGate` waits for: until it is decided, the write's changes are
+/// The commit a write of the store (`EntityStore.write`) waits for: until it is decided, the write's changes are
 /// neither durable nor visible to others, and must not be acknowledged.
 public final class PendingCommit: @unchecked Sendable {
-    public typealias Callback = @Sendable (SQLiteError?) -> Void
+    public typealias Callback = @Sendable ((any StoreFailure)?) -> Void
 
     /// Guards the two below; its condition is signalled when the commit is decided.
     private let lock = ConditionLock()
     /// Set once: `.some(nil)` for a commit, `.some(error)` for a failure.
-    private var outcome: SQLiteError??
+    private var outcome: (any StoreFailure)??
     private var callback: Callback?
 
     /// Blocks until the commit is decided; throws when the write was not committed.
-    public func wait() throws(SQLiteError) {
+    public func wait() throws {
         let failure = lock.withLock {
             while outcome == nil { lock.wait() }
             return outcome!
@@ -21,7 +21,7 @@ public final class PendingCommit: @unchecked Sendable {
     /// Calls `callback` once with the outcome (nil: committed): at once when it is decided
     /// already, otherwise on the committer's thread when it is. At most one callback.
     public func whenDecided(_ callback: @escaping Callback) {
-        let decided: SQLiteError?? = lock.withLock {
+        let decided: (any StoreFailure)?? = lock.withLock {
             if outcome == nil {
                 precondition(self.callback == nil, "a pending commit takes one callback")
                 self.callback = callback
@@ -31,7 +31,7 @@ public final class PendingCommit: @unchecked Sendable {
         if let failure = decided { callback(failure) }
     }
 
-    func decide(_ failure: SQLiteError?) {
+    func decide(_ failure: (any StoreFailure)?) {
         let callback: Callback? = lock.withLock {
             precondition(outcome == nil, "a commit is decided once")
             outcome = .some(failure)
