@@ -23,50 +23,9 @@ static __thread sqlite3_stmt *lookup;
 static __thread sqlite3_stmt *first_page;
 static __thread sqlite3_stmt *cars_of_person;
 
-// Its read transaction, kept from one request to the next as the gateway's HeldSnapshot keeps
-// it, and the WAL-index header as it was before that snapshot was taken: a changed header
-// (another connection committed) starts a new one. The floor never writes, so the gateway's
-// ending of idle snapshots while something writes has no counterpart here.
-static __thread int holding_snapshot;
-static __thread const volatile uint64_t *wal_index_header;
-static __thread uint64_t seen_header[6];
-
-static void refresh_snapshot(void)
-{
-    if (wal_index_header == NULL) return;
-    if (holding_snapshot) {
-        uint64_t difference = 0;
-        for (int i = 0; i < 6; i++) difference |= wal_index_header[i] ^ seen_header[i];
-        if (difference == 0) return;
-        sqlite3_exec(connection_db, "COMMIT", NULL, NULL, NULL);
-        holding_snapshot = 0;
-    }
-    for (int i = 0; i < 6; i++) seen_header[i] = wal_index_header[i];
-    holding_snapshot = sqlite3_exec(connection_db, "BEGIN DEFERRED", NULL, NULL, NULL) == SQLITE_OK;
-}
-
-// The first 48 bytes of the -shm file's first region (https://www.sqlite.org/walformat.html).
-static const volatile uint64_t *map_wal_index_header(void)
-{
-    sqlite3_exec(connection_db, "SELECT 1 FROM sqlite_schema LIMIT 1", NULL, NULL, NULL);
-    sqlite3_file *file = NULL;
-    if (sqlite3_file_control(connection_db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == NULL) return NULL;
-    if (file->pMethods == NULL || file->pMethods->iVersion < 2) return NULL;
-    void volatile *region = NULL;
-    if (file->pMethods->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK) return NULL;
-    return (const volatile uint64_t *)region;
-}
-
-// A WAL read lock held by one more connection for the server's lifetime, as the gateway's
-// ReadLockAnchor holds it while nothing writes: SQLite then takes each lookup's read lock inside
-// the process instead of with two fcntl calls. The floor never writes, so it never lets go.
-static sqlite3 *anchor_db;
-
-static int hold_read_lock(void)
-{
-    return sqlite3_open_v2(database_path, &anchor_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK
-        && sqlite3_exec(anchor_db, "BEGIN; SELECT 1 FROM sqlite_schema LIMIT 1;", NULL, NULL, NULL) == SQLITE_OK;
-}
+// Each request's reads run in one read transaction, as the gateway's ReadScope runs them.
+static __thread sqlite3_stmt *begin_read;
+static __thread sqlite3_stmt *end_read;
 
 static int open_connection(void)
 {
@@ -88,8 +47,8 @@ static int open_connection(void)
                        "FROM \"PersonCar\" AS t0 LEFT JOIN \"Car\" AS j1 ON t0.\"carID\" = j1.\"carID\" "
                        "WHERE t0.\"personID\" = ? ORDER BY t0.\"personCarID\"";
     if (sqlite3_prepare_v3(connection_db, cars, -1, SQLITE_PREPARE_PERSISTENT, &cars_of_person, NULL) != SQLITE_OK) return 0;
-    wal_index_header = map_wal_index_header();
-    return 1;
+    return sqlite3_prepare_v3(connection_db, "BEGIN DEFERRED", -1, SQLITE_PREPARE_PERSISTENT, &begin_read, NULL) == SQLITE_OK
+        && sqlite3_prepare_v3(connection_db, "COMMIT", -1, SQLITE_PREPARE_PERSISTENT, &end_read, NULL) == SQLITE_OK;
 }
 
 // The body is written by appending bytes, without printf: with sprintf, a page of 20 people made
@@ -443,6 +402,10 @@ static enum MHD_Result respond_expanded(struct MHD_Connection *connection, const
     return respond_owned(connection, MHD_HTTP_OK, body, (size_t)(p - body), etag);
 }
 
+static const char not_found[] = "{\"error\":{\"code\":\"\",\"message\":{\"lang\":\"en-US\",\"value\":\"Not found\"}}}";
+
+static enum MHD_Result read_and_respond(struct MHD_Connection *connection, const char *host, size_t host_length, const char *key);
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **request_state)
@@ -452,7 +415,6 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
     if (*request_state == NULL) { *request_state = &first_call_marker; return MHD_YES; }
     if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
 
-    static const char not_found[] = "{\"error\":{\"code\":\"\",\"message\":{\"lang\":\"en-US\",\"value\":\"Not found\"}}}";
     static const char set_suffix[] = "/Person";
     const char *host = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     if (host == NULL) host = "localhost";
@@ -462,9 +424,18 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
     int is_set = url_length >= sizeof set_suffix - 1 && strcmp(url + url_length - (sizeof set_suffix - 1), set_suffix) == 0;
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || (key == NULL && !is_set) || host_length > HOST_LIMIT || !open_connection())
         return respond(connection, MHD_HTTP_NOT_FOUND, not_found, sizeof not_found - 1, NULL);
+    sqlite3_step(begin_read);
+    sqlite3_reset(begin_read);
+    enum MHD_Result result = read_and_respond(connection, host, host_length, key);
+    sqlite3_step(end_read);
+    sqlite3_reset(end_read);
+    return result;
+}
 
+// The request's reads and its answer, inside the request's read transaction.
+static enum MHD_Result read_and_respond(struct MHD_Connection *connection, const char *host, size_t host_length, const char *key)
+{
     char etag[32];
-    refresh_snapshot();
     if (key == NULL) {
         // Person?$top=N: the first N people in key order, as a verbose JSON array.
         const char *top_text = MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "$top");
@@ -517,14 +488,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
 // Called by yardstick_serve once the command line is read, before the daemon starts.
 static int prepare(void)
 {
-    if (hold_read_lock()) return 1;
+    sqlite3 *check = NULL;
+    int opened = sqlite3_open_v2(database_path, &check, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK;
+    sqlite3_close(check);
+    if (opened) return 1;
     fprintf(stderr, "floor: cannot open %s\n", database_path);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int status = yardstick_serve(argc, argv, answer, &database_path, prepare);
-    sqlite3_close(anchor_db);
-    return status;
+    return yardstick_serve(argc, argv, answer, &database_path, prepare);
 }
