@@ -30,14 +30,11 @@ public final class ParseCache<Derived> {
         /// The target it was parsed from, which a lookup by fingerprint compares. First, so that
         /// it shares a cache line with the entry's reference count and the start of its parse.
         @usableFromInline let target: String
-        /// `info.keyedEntity`, kept beside the target (`KeyedEntity` says why).
-        public let keyedEntity: KeyedEntity?
         public let info: UriInfo
         public let derived: Derived
 
         @inlinable init(target: String, info: UriInfo, derived: Derived) {
             self.target = target
-            self.keyedEntity = info.keyedEntity
             self.info = info
             self.derived = derived
         }

@@ -89,23 +89,6 @@ import Testing
         #expect(cache.count == 3, "each target kept, for repeats")
     }
 
-    /// An entry keeps `Set(key)`'s set and key beside its parse, its own key whether it was
-    /// parsed or put into a kept shape; other targets keep none.
-    @Test func anEntryKeepsTheEntityItsTargetKeys() throws {
-        let cache = ParseCache<Void>()
-        func entry(_ target: String) throws -> ParseCache<Void>.Entry {
-            try cache.entry(for: target, parse: { () throws(URIError) in try parse(target) }, derive: { _ in })
-        }
-        for (target, key) in [("Person(7)", 7), ("Person(8)", 8), ("Person(personID=9)", 9), ("Person(7)", 7)] {
-            let keyed = try #require(try entry(target).keyedEntity, "\(target)")
-            #expect(keyed.set.name == "Person")
-            #expect(keyed.key == .integer(Int64(key)), "\(target)")
-        }
-        for target in ["Person", "Person(7)/PersonCar", "PersonCar(1)/Car", "Person(7)/firstName", "Person(7)/$links/PersonCar"] {
-            #expect(try entry(target).keyedEntity == nil, "\(target)")
-        }
-    }
-
     /// Every key of a path, the target of `$links` too, comes from the request, in any literal form.
     @Test func everyKeyOfThePathIsTheRequests() throws {
         let cache = ParseCache<Void>()
