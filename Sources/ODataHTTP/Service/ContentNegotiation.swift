@@ -1,8 +1,9 @@
 import ODataURI
 
 /// Which representation a request gets, from `$format` first and the Accept header second.
-/// The gateway serves verbose JSON for data, XML for `$metadata` and the service document, and
-/// plain text for `$count` and `$value`; Atom feeds are not served.
+/// The gateway serves verbose JSON for data (the answer to `*/*` and to no Accept at all), Atom
+/// for data when the client asks for it and not for JSON, XML for `$metadata` and the service
+/// document, and plain text for `$count` and `$value`.
 enum ContentNegotiation {
     enum Representation: Equatable {
         case json
