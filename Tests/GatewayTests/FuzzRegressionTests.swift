@@ -20,6 +20,16 @@ import Testing
         #expect(throws: PayloadError.self) { try deserializer.entity(from: Array(body.utf8), of: item) }
     }
 
+    /// A Decimal written with an exponent of more than four digits is a valid JSON number that
+    /// the exact decimal reading refuses; it was unwrapped as if it could not be.
+    @Test(arguments: ["1.5e2444444444444444444", "1e99999", "-2E-123456"])
+    func decimalWithAHugeExponentInABody(_ number: String) throws {
+        let deserializer = EntityDeserializer(serviceRoot: "http://host/CarDealer.svc/")
+        let body = #"{"Label":"L","Price":\#(number)}"#
+        let error = #expect(throws: PayloadError.self) { try deserializer.entity(from: Array(body.utf8), of: item) }
+        #expect(error?.message.contains("out of range") == true)
+    }
+
     /// The URI's literals share that reading; a skip token is where a time'…' of any length
     /// reaches it.
     @Test(arguments: ["P66666666666T13019M30.20S", "PT99999999999999999999H", "-PT" + String(repeating: "9", count: 400) + "S"])

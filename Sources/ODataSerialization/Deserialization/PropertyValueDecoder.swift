@@ -108,8 +108,13 @@ enum PropertyValueDecoder {
             }
             return try integer(Int64(number.literal), literal: number.literal, for: property)
         case .decimal:
-            // The grammar of a JSON number is a subset of DecimalText's.
-            return try checkedDecimal(DecimalText(number.literal)!, for: property)
+            // The grammar of a JSON number is DecimalText's, but for exponents of more than four
+            // digits, which describe digits no column stores.
+            guard let decimal = DecimalText(number.literal) else {
+                throw PayloadError("Property '\(property.name)' expects an Edm.Decimal value: \(clip(number.literal)) is out of range.",
+                                   propertyName: property.name)
+            }
+            return try checkedDecimal(decimal, for: property)
         case .double, .single:
             return try checkedFloatingPoint(number.doubleValue, literal: number.literal, for: property)
         default:
