@@ -10,7 +10,7 @@ import ODataURI
 /// `EntityStore` and writes the response. One service serves every server thread: what it
 /// holds (model, metadata, layouts, configuration) never changes after init, and what a thread
 /// keeps between requests (reader, parse cache) is that thread's `WorkerContext`.
-public final class ODataService: @unchecked Sendable {
+public final class ODataService: Sendable {
     public struct Configuration: Sendable {
         /// The path of the service root, e.g. `/CarDealer.svc`.
         public var rootPath = "/CarDealer.svc"
