@@ -211,7 +211,7 @@ struct Serve: ParsableCommand {
         serverConfiguration.recordsClientAddress = logger.logLevel <= .debug
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
-        let service = ServicePerThread(model: model, databasePath: database.db, configuration: configuration, logger: logger)
+        let service = ODataService(model: model, databasePath: database.db, configuration: configuration, logger: logger)
         let server = HTTPServer(configuration: serverConfiguration) { request in service.handle(request) }
         let boundPort = try server.start()
         // Written unbuffered: tests and scripts wait for this line to learn the port.

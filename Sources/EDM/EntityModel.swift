@@ -1,5 +1,3 @@
-import CSDL
-
 /// The whole service model: what `$metadata` describes and every layer resolves names against.
 public final class EntityModel: @unchecked Sendable {
     public let namespace: String
@@ -10,12 +8,8 @@ public final class EntityModel: @unchecked Sendable {
 
     private let setsByName: [String: EntitySet]
     private let typesByQualifiedName: [String: EntityType]
-    /// The document the model was loaded from, for `copy()`.
-    private let document: CSDLDocument
 
-    init(namespace: String, containerName: String, entityTypes: [EntityType], entitySets: [EntitySet], associations: [Association],
-         document: CSDLDocument) {
-        self.document = document
+    init(namespace: String, containerName: String, entityTypes: [EntityType], entitySets: [EntitySet], associations: [Association]) {
         self.namespace = namespace
         self.containerName = containerName
         self.entityTypes = entityTypes
@@ -30,10 +24,6 @@ public final class EntityModel: @unchecked Sendable {
     }
 
     public func entitySet(named name: String) -> EntitySet? { setsByName[name] }
-
-    /// An equal model made of new objects. Threads that each use their own copy never write
-    /// to the same reference counts (the gateway gives each worker thread one).
-    public func copy() throws -> EntityModel { try ModelLoader.load(document) }
 
     public func entityType(qualifiedName: String) -> EntityType? { typesByQualifiedName[qualifiedName] }
 

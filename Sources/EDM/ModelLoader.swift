@@ -114,7 +114,7 @@ public enum ModelLoader {
         }
 
         return EntityModel(namespace: containerSchema.namespace, containerName: container.name,
-                           entityTypes: types, entitySets: sets, associations: associations, document: document)
+                           entityTypes: types, entitySets: sets, associations: associations)
     }
 
     private static func makeEntityType(_ csdl: CSDLEntityType, namespace: String, index: Int) throws -> EntityType {

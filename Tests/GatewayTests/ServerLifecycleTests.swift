@@ -7,7 +7,7 @@ import ODataSerialization
 import ODataStore
 import Testing
 
-/// Each server thread holds its own service and SQLite connection (`ServicePerThread`).
+/// Each server thread holds its own SQLite connection, in its `WorkerContext`.
 /// Stopping the server ends the threads, and must close those connections: no file of the
 /// database stays open in this process. (Whether the WAL file is gone does not tell: two
 /// connections closing at once can each see the other open, and both leave it.)
@@ -40,7 +40,7 @@ import Testing
         var configuration = HTTPServer.Configuration()
         configuration.port = 0
         configuration.threads = 2
-        var service: ServicePerThread? = ServicePerThread(model: model, databasePath: path, configuration: ODataService.Configuration(), logger: logger)
+        var service: ODataService? = ODataService(model: model, databasePath: path, configuration: ODataService.Configuration(), logger: logger)
         var server: HTTPServer? = HTTPServer(configuration: configuration) { [service] in service!.handle($0) }
         let port = try #require(server).start()
         // A collection's statement is also held by the memo of its target (`QueryMemo`).

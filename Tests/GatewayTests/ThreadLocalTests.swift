@@ -3,8 +3,7 @@ import ODataHTTP
 import Synchronization
 import Testing
 
-/// `ThreadLocal` keeps one value per thread (the gateway's SQLite connection, parse cache and
-/// service of each worker). `withValue` lends that value without a reference of its own; it
+/// `ThreadLocal` keeps one value per thread (each server thread's `WorkerContext`). `withValue` lends that value without a reference of its own; it
 /// must still be the thread's value, made once, and kept after the lending.
 @Suite struct ThreadLocalTests {
     final class Counter: Sendable {
@@ -12,14 +11,14 @@ import Testing
         init(serial: Int) { self.serial = serial }
     }
 
-    @Test func eachThreadGetsItsOwnValueMadeOnce() throws {
+    @Test func eachThreadGetsItsOwnValueMadeOnce() {
         let made = Mutex(0)
         let local = ThreadLocal { Counter(serial: made.withLock { count in count += 1; return count }) }
 
         // First use on this thread, lent: made then, and the same value afterwards however asked.
-        let first = try local.withValue { $0.serial }
-        #expect(try local.withValue { $0.serial } == first)
-        #expect(try local.get().serial == first)
+        let first = local.withValue { $0.serial }
+        #expect(local.withValue { $0.serial } == first)
+        #expect(local.get().serial == first)
         #expect(made.withLock { $0 } == 1)
 
         // Another thread gets a value of its own, whether it asks by `withValue` or `get` first.
@@ -28,9 +27,9 @@ import Testing
         for index in 0..<2 {
             done.enter()
             Thread.detachNewThread {
-                let serial = index == 0 ? try? local.withValue { $0.serial } : try? local.get().serial
-                let again = try? local.withValue { $0.serial }
-                if let serial, serial == again { others.withLock { $0.append(serial) } }
+                let serial = index == 0 ? local.withValue { $0.serial } : local.get().serial
+                let again = local.withValue { $0.serial }
+                if serial == again { others.withLock { $0.append(serial) } }
                 done.leave()
             }
         }
@@ -41,14 +40,14 @@ import Testing
         #expect(made.withLock { $0 } == 3)
     }
 
-    @Test func aLentValueOutlivesTheLending() throws {
+    @Test func aLentValueOutlivesTheLending() {
         let local = ThreadLocal { Counter(serial: 7) }
         // Made by a first use, so that the next is a lending from the thread's slot.
-        _ = try local.withValue { $0.serial }
+        _ = local.withValue { $0.serial }
         weak var lent: Counter?
-        try local.withValue { lent = $0 }
+        local.withValue { lent = $0 }
         // The thread's slot still holds it: lending took no reference that it then dropped.
         #expect(lent?.serial == 7)
-        #expect(try local.withValue { $0 } === lent)
+        #expect(local.withValue { $0 } === lent)
     }
 }

@@ -29,7 +29,7 @@ extension ODataService {
         for part in batch.parts {
             switch part {
             case .query(let operation):
-                let answer = BatchResponsePart.query(runQuery(operation, outer: outer))
+                let answer = BatchResponsePart.query(runQuery(operation, outer: outer, worker: context.worker))
                 if writer.bytes.count + writer.size(of: answer) + writer.closingSize <= byteLimit {
                     writer.append(answer)
                 } else {
@@ -40,7 +40,7 @@ extension ODataService {
                     // Refused whole, as a failed change set is: nothing of it is written.
                     writer.append(.failedChangeSet(overBatchByteLimit(first, outer: outer, ran: false)))
                 } else {
-                    writer.append(try runChangeSet(operations, outer: outer))
+                    writer.append(try runChangeSet(operations, outer: outer, worker: context.worker))
                 }
             }
         }
@@ -61,10 +61,10 @@ extension ODataService {
         return response(answering: operation, with: errorResponse(for: error, request: httpRequest(for: operation, uri: operation.uri, outer: outer)))
     }
 
-    private func runQuery(_ operation: BatchOperation, outer: HTTPRequest) -> BatchOperationResponse {
+    private func runQuery(_ operation: BatchOperation, outer: HTTPRequest, worker: WorkerContext) -> BatchOperationResponse {
         let request = httpRequest(for: operation, uri: operation.uri, outer: outer)
         do {
-            let (context, method) = try requestContext(for: request)
+            let (context, method) = try requestContext(for: request, worker: worker)
             guard method == "GET" else { throw ServiceError.badRequest("Only GET may stand outside a change set.") }
             return response(answering: operation, with: try conditionalRead(context))
         } catch {
@@ -74,7 +74,7 @@ extension ODataService {
 
     /// Runs a change set as one write of the store (`EntityStore.write`). An operation that fails rolls it back,
     /// and its error becomes the change set's only response.
-    private func runChangeSet(_ operations: [BatchOperation], outer: HTTPRequest) throws -> BatchResponsePart {
+    private func runChangeSet(_ operations: [BatchOperation], outer: HTTPRequest, worker: WorkerContext) throws -> BatchResponsePart {
         do {
             let (responses, commit) = try store.write(model: model) { session throws -> [BatchOperationResponse] in
                 var contentIDs = ContentIDReferences()
@@ -84,7 +84,7 @@ extension ODataService {
                     let answer: HTTPResponse
                     do {
                         request = httpRequest(for: operation, uri: try contentIDs.resolve(operation.uri), outer: outer)
-                        let (context, method) = try requestContext(for: request)
+                        let (context, method) = try requestContext(for: request, worker: worker)
                         let write = WriteContext(request: context, session: session, contentIDs: contentIDs)
                         answer = try performWrite(write, method: method)
                     } catch {

@@ -7,9 +7,10 @@ import ODataStore
 import ODataURI
 
 /// The OData service: it turns an HTTP request into a `UriInfo`, runs it against its
-/// `EntityStore` and writes the response. It holds no per-request state; each server thread
-/// has its own reader.
-public final class ODataService: @unchecked Sendable {
+/// `EntityStore` and writes the response. One service serves every server thread: what it
+/// holds (model, metadata, layouts, configuration) never changes after init, and what a thread
+/// keeps between requests (reader, parse cache) is that thread's `WorkerContext`.
+public final class ODataService: Sendable {
     public struct Configuration: Sendable {
         /// The path of the service root, e.g. `/CarDealer.svc`.
         public var rootPath = "/CarDealer.svc"
@@ -47,22 +48,23 @@ public final class ODataService: @unchecked Sendable {
     let metadataXML: [UInt8]
     let entityLayouts: EntityLayouts
     /// The header lists of 200 JSON responses, which every such response shares (`okHeaders`).
-    /// The service's own rather than static: each worker thread has its service, and a list
-    /// shared by all of them was retained and released by each response, an atomic write to a
-    /// cache line the other cores wrote too (1 retain in 60 a `Person(n)`, and 2% of its user
-    /// time, perf).
     let jsonHeaders: (v1: [(String, String)], v2: [(String, String)])
-    /// Each thread's reader (`EntityStore.openReader`).
-    private let readers: ThreadLocal<ReaderSlot>
-    /// Each thread's parsed targets, with the SQL built for their queries.
-    private let parseCaches: ThreadLocal<ParseCache<QueryMemo>>
-    /// Each thread's last service root, by the Host header it came from.
-    private let serviceRoots = ThreadLocal { ServiceRootCache() }
+    /// Each server thread's context, made on its first request and released when it ends.
+    private let workers: ThreadLocal<WorkerContext>
+    /// The records of the contexts made so far (`workerRecords`).
+    private let madeWorkers = MadeWorkers()
 
-    /// Where the entities are read and written; shared by every service of this process over
-    /// the same database, so that their writes share one connection and their commits.
+    /// Where the entities are read and written: every thread writes through its one write
+    /// connection, so that their writes share commits.
     let store: any EntityStore
 
+    /// The service of a SQLite database file.
+    public convenience init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger) {
+        self.init(model: model, store: SQLiteStore(path: databasePath, memoryMapSize: configuration.memoryMapSize),
+                  configuration: configuration, logger: logger)
+    }
+
+    /// The service of any store, which it closes when it ends.
     public init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger) {
         self.model = model
         self.configuration = configuration
@@ -74,23 +76,41 @@ public final class ODataService: @unchecked Sendable {
         // kept shape (`ParseCache`) skips the parser's length check, so a longer target must
         // bypass the cache and meet that check.
         let longestCachedTarget = min(1024, configuration.limits.maxURILength)
-        self.parseCaches = ThreadLocal { ParseCache<QueryMemo>(longestTarget: longestCachedTarget) }
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
         self.entityLayouts = EntityLayouts(model: model)
         self.jsonHeaders = (Self.headers(type: Self.jsonType, version: .v1), Self.headers(type: Self.jsonType, version: .v2))
-        self.readers = ThreadLocal { ReaderSlot(reader: try store.openReader()) }
+        let madeWorkers = madeWorkers
+        self.workers = ThreadLocal {
+            let worker = WorkerContext(store: store, longestCachedTarget: longestCachedTarget)
+            madeWorkers.add(worker.record)
+            return worker
+        }
     }
 
-    /// The calling thread's reader.
-    func reader() throws -> any EntityReading { try readers.withValue { $0.reader } }
+    /// The store's write connection and thread end with the service, not with the process: it
+    /// commits what is pending.
+    deinit {
+        store.close()
+    }
 
-    /// Handles one request; every failure becomes an OData error response.
-    /// A write's response comes with a hold (`HTTPResponse.hold`) until its commit is decided.
+    /// How many writes the service committed, in how many commits.
+    public var writeStatistics: WriteStatistics { store.writeStatistics }
+
+    /// Handles one request, with the calling thread's `WorkerContext`; every failure becomes an
+    /// OData error response. A write's response comes with a hold (`HTTPResponse.hold`) until
+    /// its commit is decided.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        var response = respond(to: request)
-        finish(&response, for: request)
-        return response
+        workers.withValue { worker in
+            worker.begin()
+            var response = respond(to: request, worker: worker)
+            finish(&response, for: request)
+            return response
+        }
     }
+
+    /// One record per worker context made so far: the thread it belongs to and the requests it
+    /// served.
+    var workerRecords: [WorkerRecord] { madeWorkers.records }
 
     /// The headers every response gets, and the access log. In place: taking the response and
     /// returning it copied it, a retain and release of each of its parts, on every request.
@@ -104,7 +124,7 @@ public final class ODataService: @unchecked Sendable {
         }
     }
 
-    private func respond(to request: HTTPRequest) -> HTTPResponse {
+    private func respond(to request: HTTPRequest, worker: WorkerContext) -> HTTPResponse {
         if let condition = request.transportCondition {
             return errorResponse(for: condition, request: request)
         }
@@ -112,14 +132,14 @@ public final class ODataService: @unchecked Sendable {
             return CrossOrigin.preflight(request, allowedOrigins: configuration.allowedOrigins)
         }
         do {
-            return try route(request)
+            return try route(request, worker: worker)
         } catch {
             return errorResponse(for: error, request: request)
         }
     }
 
-    private func route(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (context, method) = try requestContext(for: request)
+    private func route(_ request: HTTPRequest, worker: WorkerContext) throws -> HTTPResponse {
+        let (context, method) = try requestContext(for: request, worker: worker)
         switch method {
         case "GET", "HEAD":
             return try conditionalRead(context)
@@ -132,7 +152,7 @@ public final class ODataService: @unchecked Sendable {
 
     /// The request resolved against the model, and its method with X-HTTP-Method tunnelling
     /// applied. Batch operations are resolved here too.
-    func requestContext(for request: HTTPRequest) throws -> (RequestContext, method: String) {
+    func requestContext(for request: HTTPRequest, worker: WorkerContext) throws -> (RequestContext, method: String) {
         let root = configuration.rootPath
         guard request.pathIsBelow(root) else {
             throw ServiceError.notFound("there is no service at '\(request.path)'; the service root is \(root)/")
@@ -140,19 +160,18 @@ public final class ODataService: @unchecked Sendable {
         // The target's text, and the path below the root and the query cut out of it, are made
         // only for a parse: a target met before is found by its bytes, and cutting them (String
         // index arithmetic) cost about 400 instructions of every repeated request.
-        let parsed = try parseCaches.withValue { cache in
-            try request.targetBytes.withUnsafeBytes { target in
-                // Kept by the target below the root, which all of them share: shorter to fingerprint
-                // and compare, and one as short as `/Person(123)` fits in its String itself, with no
-                // storage of its own for a hit to reach.
-                let below = UnsafeRawBufferPointer(rebasing: target[root.utf8.count...])
-                return try cache.entry(for: below, text: { String(decoding: below, as: UTF8.self) }, parse: { () throws(URIError) in
-                    let (path, query) = request.pathAndQuery
-                    var relative = Substring(path.utf8.dropFirst(root.utf8.count))
-                    if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
-                    return try uriParser.parse(path: relative, query: query)
-                }, derive: { _ in QueryMemo() })
-            }
+        let cache = worker.parseCache
+        let parsed = try request.targetBytes.withUnsafeBytes { target in
+            // Kept by the target below the root, which all of them share: shorter to fingerprint
+            // and compare, and one as short as `/Person(123)` fits in its String itself, with no
+            // storage of its own for a hit to reach.
+            let below = UnsafeRawBufferPointer(rebasing: target[root.utf8.count...])
+            return try cache.entry(for: below, text: { String(decoding: below, as: UTF8.self) }, parse: { () throws(URIError) in
+                let (path, query) = request.pathAndQuery
+                var relative = Substring(path.utf8.dropFirst(root.utf8.count))
+                if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
+                return try uriParser.parse(path: relative, query: query)
+            }, derive: { _ in QueryMemo() })
         }
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
                                                              maxDataServiceVersion: request.header(.maxDataServiceVersion))
@@ -163,7 +182,8 @@ public final class ODataService: @unchecked Sendable {
             }
             method = tunnelled
         }
-        let context = RequestContext(request: request, parse: parsed, uris: try entityURIs(for: request), maxVersion: maxVersion)
+        let context = RequestContext(request: request, worker: worker, parse: parsed, uris: try entityURIs(for: request, worker: worker),
+                                     maxVersion: maxVersion)
         return (context, method)
     }
 
@@ -183,20 +203,20 @@ public final class ODataService: @unchecked Sendable {
 
     /// The URIs below the request's service root. A thread's requests nearly always name the
     /// same host, so its last root is kept, escaped for JSON, rather than built per request.
-    private func entityURIs(for request: HTTPRequest) throws -> EntityURIs {
-        try serviceRoots.withValue { cache in
-            let host = configuration.publicURL == nil ? request.header(.host) : nil
-            if let uris = cache.uris, cache.host == host { return uris }
-            let uris = EntityURIs(serviceRoot: try serviceRoot(for: request))
-            (cache.host, cache.uris) = (host, uris)
-            return uris
-        }
+    private func entityURIs(for request: HTTPRequest, worker: WorkerContext) throws -> EntityURIs {
+        let host = configuration.publicURL == nil ? request.header(.host) : nil
+        if let uris = worker.serviceRootURIs, worker.serviceRootHost == host { return uris }
+        let uris = EntityURIs(serviceRoot: try serviceRoot(for: request))
+        (worker.serviceRootHost, worker.serviceRootURIs) = (host, uris)
+        return uris
     }
 }
 
 /// What every processing step of one request needs to know.
 struct RequestContext {
     let request: HTTPRequest
+    /// The context of the thread serving the request: its reader and caches.
+    let worker: WorkerContext
     /// The target's parse, and the SQL of its queries kept with it for the next request like it:
     /// held as the cache's entry, one reference, rather than copied out of it.
     let parse: ParseCache<QueryMemo>.Entry
@@ -210,15 +230,12 @@ struct RequestContext {
     var serviceRoot: String { uris.serviceRoot }
 }
 
-/// A thread's reader, held where `ThreadLocal` keeps a class instance.
-final class ReaderSlot {
-    let reader: any EntityReading
+/// The records of the worker contexts a service made (`WorkerRecord`).
+final class MadeWorkers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var made: [WorkerRecord] = []
 
-    init(reader: any EntityReading) { self.reader = reader }
-}
+    func add(_ record: WorkerRecord) { lock.withLock { made.append(record) } }
 
-/// One thread's last service root (`ODataService.entityURIs(for:)`).
-final class ServiceRootCache {
-    var host: String?
-    var uris: EntityURIs?
+    var records: [WorkerRecord] { lock.withLock { made } }
 }

@@ -25,7 +25,7 @@ extension ODataService {
     /// 412 when If-Match names none of it. Responses without an ETag (collections) ignore both.
     func conditionalRead(_ context: RequestContext) throws -> HTTPResponse {
         // Every read of the request in one snapshot (`ReadScope`).
-        let response = try reader().readScope { try read(context) }
+        let response = try context.worker.reader().readScope { try read(context) }
         // The request's preconditions first: most reads have none, and then the response's
         // headers need not be searched for its ETag.
         let request = context.request

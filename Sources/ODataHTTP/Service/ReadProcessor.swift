@@ -32,7 +32,7 @@ extension ODataService {
             return try readEntities(path, single: false, context: context)
 
         case .property(let path, let property, let raw):
-            let reader = try reader()
+            let reader = try context.worker.reader()
             guard let record = try reader.single(path) else { throw notFound(path) }
             let value = record.value(of: property)
             if raw {
@@ -53,7 +53,7 @@ extension ODataService {
 
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
-            let reader = try reader()
+            let reader = try context.worker.reader()
             if path.segments.count > 1, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
             let query = EntityQuery(path: path, options: options, pageSize: nil)
             let count = try reader.count(query, applyTopSkip: true, memo: context.queryMemo)
@@ -76,7 +76,7 @@ extension ODataService {
     private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
         let atom = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom
-        let reader = try reader()
+        let reader = try context.worker.reader()
         var budget = entityBudget
         let inPlace = single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand) : JoinedExpansions.canJoin(options.expand)
         if single {
@@ -171,7 +171,7 @@ extension ODataService {
     private func readLinks(source: ResourcePath, navigation: NavigationProperty, targetKey: [EDMValue]?,
                            context: RequestContext, representation: ContentNegotiation.Representation) throws -> HTTPResponse {
         let options = context.info.options
-        let reader = try reader()
+        let reader = try context.worker.reader()
         guard try reader.single(source) != nil else { throw notFound(source) }
         let path = ResourcePath(segments: source.segments + [.navigation(navigation, key: targetKey)])
         let single = !navigation.isCollection || targetKey != nil

@@ -11,6 +11,12 @@ import Darwin
 /// free about 150 giving it back, on every page (`Person?$top=20`, callgrind).
 /// The server sends a response and lets it go on the thread that wrote it, so the block a page
 /// was written to is there for the next page of that thread.
+///
+/// Kept by a thread key of its own rather than in the service's `WorkerContext`: a block is let
+/// go when the server drops a response it has sent, after the request's code has returned and
+/// with no context in hand, and a response may be dropped on a thread other than its writer's
+/// (a test, a caller of `ODataService.handle`): the key gives each block to whichever thread lets
+/// it go, where a context's slot would be written by a thread it does not belong to.
 enum SpareBlock {
     static let size = 8192
 

@@ -15,7 +15,7 @@ public protocol EntityStore: AnyObject, Sendable {
     /// Runs `body` as one atomic unit of writes (a request, or a `$batch` change set): its
     /// changes are kept whole or, when it throws, not at all. The caller must wait for the
     /// returned commit before it acknowledges the write: only then is it durable. `model` is
-    /// the caller's copy of the model, whose types and associations `body` uses.
+    /// the service's model, whose types and associations `body` uses.
     func write<T>(model: EntityModel, _ body: (any EntityWriting) throws -> T) throws -> (T, PendingCommit)
 
     /// What the store has committed so far (for logs and tests).

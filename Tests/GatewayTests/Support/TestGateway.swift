@@ -19,7 +19,7 @@ final class TestGateway: @unchecked Sendable {
     let directory: URL
     let databasePath: String
     let server: HTTPServer
-    let service: ServicePerThread
+    let service: ODataService
     let port: UInt16
 
     var root: String { "http://127.0.0.1:\(port)/CarDealer.svc/" }
@@ -39,7 +39,7 @@ final class TestGateway: @unchecked Sendable {
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .critical
-        service = ServicePerThread(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
+        service = ODataService(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.configureForODataService()
         serverConfiguration.port = 0

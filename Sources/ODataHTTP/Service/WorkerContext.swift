@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ODataSerialization
+import ODataStore
+import ODataURI
+
+/// What one server thread keeps between its requests: its reader of the store, its parsed
+/// targets and its last service root. The service itself (model, metadata, layouts) is shared
+/// and never changes; everything that does is here, used by this thread alone, so none of it
+/// needs a lock. `ODataService.handle` finds the calling thread's context once per request and
+/// hands it down in the `RequestContext`.
+final class WorkerContext {
+    /// Its thread and what it served, which outlive it (`ODataService.workerRecords`).
+    let record: WorkerRecord
+    /// Parsed targets, with the SQL built for their queries.
+    let parseCache: ParseCache<QueryMemo>
+    /// The last service root, by the Host header it came from (`ODataService.entityURIs`): a
+    /// thread's requests nearly always name the same host.
+    var serviceRootHost: String?
+    var serviceRootURIs: EntityURIs?
+
+    private let store: any EntityStore
+    /// Opened on the first read, not with the context: a thread that only writes or serves
+    /// `$metadata` needs none, and a failure to open one is then that read's error.
+    private var openedReader: (any EntityReading)?
+
+    init(store: any EntityStore, longestCachedTarget: Int) {
+        record = WorkerRecord(thread: pthread_self())
+        self.store = store
+        parseCache = ParseCache<QueryMemo>(longestTarget: longestCachedTarget)
+    }
+
+    /// This thread's reader (`EntityStore.openReader`).
+    @inline(__always)
+    func reader() throws -> any EntityReading {
+        if let openedReader { return openedReader }
+        let reader = try store.openReader()
+        openedReader = reader
+        return reader
+    }
+
+    /// Counts a request, on the thread the context belongs to.
+    @inline(__always)
+    func begin() {
+        assert(pthread_equal(record.thread, pthread_self()) != 0, "a worker's context used by another thread")
+        record.requestsServed &+= 1
+    }
+}
+
+/// The thread a `WorkerContext` belongs to and the requests it served, kept by the service
+/// for a look from outside the workers (tests, diagnostics) without keeping the context's reader
+/// open.
+final class WorkerRecord: @unchecked Sendable {
+    let thread: pthread_t
+    /// Written by its thread alone, so a plain increment; read once that thread is quiet.
+    fileprivate(set) var requestsServed = 0
+
+    init(thread: pthread_t) { self.thread = thread }
+}
