@@ -75,13 +75,14 @@ struct ByteBuffer: ~Copyable {
     /// Bytes already written (a range below `count`).
     @inline(__always)
     func written(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
-        assert(range.upperBound <= count)
+        precondition(range.lowerBound >= start && range.upperBound <= count, "a range beyond what is written")
         return UnsafeBufferPointer(start: pointer + range.lowerBound, count: range.count)
     }
 
     /// Appends a copy of bytes already written (a range below `count`).
     @inline(__always)
     mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= start && range.upperBound <= count, "a range beyond what is written")
         reserve(range.count)
         Self.copy(range.count, from: pointer + range.lowerBound, to: pointer + count)
         count += range.count
@@ -126,7 +127,7 @@ struct ByteBuffer: ~Copyable {
     /// Makes what was written through `reserved` part of the content.
     @inline(__always)
     mutating func commit(_ reserved: ReservedBytes) {
-        assert(reserved.position >= pointer + count && reserved.position <= pointer + capacity,
+        precondition(reserved.position >= pointer + count && reserved.position <= pointer + capacity,
                "a reservation in storage that has since moved")
         count = reserved.position - pointer
     }

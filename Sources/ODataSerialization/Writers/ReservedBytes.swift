@@ -1,16 +1,15 @@
 import ODataStore
 
 /// Writes into room a `JSONWriter` has already reserved (`JSONWriter.reserve`): a pointer that
-/// moves, with no capacity check and no stored count per write, as hand-written C keeps a
-/// `char *p`. An entity's writer reserves once for everything of bounded size it writes (names,
+/// moves, with a bounds check but no capacity check (growth) and no stored count per write. An entity's writer reserves once for everything of bounded size it writes (names,
 /// numbers, its URI, the ETag) and commits (`JSONWriter.commit`) before anything unbounded, such
 /// as text to escape, which the writer then appends with its own checks. Checked appends cost
 /// about 280 instructions per entity of a `Person?$top=20` page (callgrind).
 struct ReservedBytes {
     /// Where the next byte goes.
     private(set) var position: UnsafeMutablePointer<UInt8>
-    /// The end of the reserved room: writes past it are a bug in the caller's bound, which
-    /// debug builds (the tests) stop at.
+    /// The end of the reserved room: a write past it stops the process, in every build, rather
+    /// than overwrite whatever lies beyond (a bound computed by hand can be wrong).
     private let limit: UnsafeMutablePointer<UInt8>
 
     init(position: UnsafeMutablePointer<UInt8>, limit: UnsafeMutablePointer<UInt8>) {
@@ -20,7 +19,7 @@ struct ReservedBytes {
 
     @inline(__always)
     private func check(_ count: Int) {
-        assert(limit - position >= count, "a write beyond the room reserved")
+        precondition(limit - position >= count, "a write beyond the room reserved")
     }
 
     @inline(__always)
