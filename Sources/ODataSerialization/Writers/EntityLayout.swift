@@ -15,9 +15,7 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     struct Navigation {
-        /// Retained by the layout (init and deinit) and lent with `_withUnsafeGuaranteedRef`:
-        /// taking it out of an array retained and released it for every entity written.
-        let property: Unmanaged<NavigationProperty>
+        let property: NavigationProperty
         /// `,"Nav":` within `fragments`.
         let field: Range<Int>
         /// `/Nav`, escaped, for deferred links.
@@ -75,7 +73,7 @@ final class EntityLayout: @unchecked Sendable {
                 var name = nav.name
                 name.withUTF8 { json.appendEscaped($0) }
             }
-            return Navigation(property: .passRetained(nav), field: field, suffix: suffix)
+            return Navigation(property: nav, field: field, suffix: suffix)
         })
         let keys = type.keyProperties
         if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = type.entitySet {
@@ -94,9 +92,9 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     deinit {
-        navigations.forEach { $0.property.release() }
         fragments.deallocate()
         properties.deallocate()
+        UnsafeMutableBufferPointer(mutating: navigations).deinitialize()
         navigations.deallocate()
     }
 
@@ -109,16 +107,12 @@ final class EntityLayout: @unchecked Sendable {
 
 /// The layouts of every entity type of a model.
 public final class EntityLayouts: @unchecked Sendable {
-    /// By `EntityType.index`, with the type each was built for. Held unmanaged (retained in
-    /// init, released in deinit) and lent by `withLayout`: taking a layout out of the array
-    /// retained and released it for every entity written.
-    private let layouts: [(type: ObjectIdentifier, layout: Unmanaged<EntityLayout>)]
+    /// By `EntityType.index`, with the type each was built for.
+    private let layouts: [(type: ObjectIdentifier, layout: EntityLayout)]
 
     public init(model: EntityModel) {
-        layouts = model.entityTypes.map { (ObjectIdentifier($0), Unmanaged.passRetained(EntityLayout($0))) }
+        layouts = model.entityTypes.map { (ObjectIdentifier($0), EntityLayout($0)) }
     }
-
-    deinit { layouts.forEach { $0.layout.release() } }
 
     @inline(__always)
     func withLayout<Entity: EntityColumns, Result>(for entity: Entity, _ body: (EntityLayout) throws -> Result) rethrows -> Result {
@@ -126,6 +120,6 @@ public final class EntityLayouts: @unchecked Sendable {
         // a layout of its own.
         let index = entity.type.index
         guard index < layouts.count, layouts[index].type == ObjectIdentifier(entity.type) else { return try body(EntityLayout(entity.type)) }
-        return try layouts[index].layout._withUnsafeGuaranteedRef(body)
+        return try body(layouts[index].layout)
     }
 }
