@@ -1,3 +1,7 @@
+// Unsafe code, on purpose: an entity's fixed parts are kept in memory of their own and its
+// navigation properties unretained (`Unmanaged`), because arrays and retained references of a
+// class instance cost reference counting for every entity written. All of it is filled once,
+// when the layout is made, and only read afterwards.
 import EDM
 import ODataStore
 
@@ -15,7 +19,9 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     struct Navigation {
-        let property: NavigationProperty
+        /// Retained by the layout (init and deinit) and lent with `_withUnsafeGuaranteedRef`:
+        /// taking it out of an array retained and released it for every entity written.
+        let property: Unmanaged<NavigationProperty>
         /// `,"Nav":` within `fragments`.
         let field: Range<Int>
         /// `/Nav`, escaped, for deferred links.
@@ -73,7 +79,7 @@ final class EntityLayout: @unchecked Sendable {
                 var name = nav.name
                 name.withUTF8 { json.appendEscaped($0) }
             }
-            return Navigation(property: nav, field: field, suffix: suffix)
+            return Navigation(property: .passRetained(nav), field: field, suffix: suffix)
         })
         let keys = type.keyProperties
         if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = type.entitySet {
@@ -92,9 +98,9 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     deinit {
+        navigations.forEach { $0.property.release() }
         fragments.deallocate()
         properties.deallocate()
-        UnsafeMutableBufferPointer(mutating: navigations).deinitialize()
         navigations.deallocate()
     }
 
@@ -107,12 +113,16 @@ final class EntityLayout: @unchecked Sendable {
 
 /// The layouts of every entity type of a model.
 public final class EntityLayouts: @unchecked Sendable {
-    /// By `EntityType.index`, with the type each was built for.
-    private let layouts: [(type: ObjectIdentifier, layout: EntityLayout)]
+    /// By `EntityType.index`, with the type each was built for. Held unmanaged (retained in
+    /// init, released in deinit) and lent by `withLayout`: taking a layout out of the array
+    /// retained and released it for every entity written.
+    private let layouts: [(type: ObjectIdentifier, layout: Unmanaged<EntityLayout>)]
 
     public init(model: EntityModel) {
-        layouts = model.entityTypes.map { (ObjectIdentifier($0), EntityLayout($0)) }
+        layouts = model.entityTypes.map { (ObjectIdentifier($0), Unmanaged.passRetained(EntityLayout($0))) }
     }
+
+    deinit { layouts.forEach { $0.layout.release() } }
 
     @inline(__always)
     func withLayout<Entity: EntityColumns, Result>(for entity: Entity, _ body: (EntityLayout) throws -> Result) rethrows -> Result {
@@ -120,6 +130,6 @@ public final class EntityLayouts: @unchecked Sendable {
         // a layout of its own.
         let index = entity.type.index
         guard index < layouts.count, layouts[index].type == ObjectIdentifier(entity.type) else { return try body(EntityLayout(entity.type)) }
-        return try body(layouts[index].layout)
+        return try layouts[index].layout._withUnsafeGuaranteedRef(body)
     }
 }

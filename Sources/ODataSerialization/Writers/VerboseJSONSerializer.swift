@@ -236,41 +236,42 @@ public struct VerboseJSONSerializer {
                 }
             }
             for navigation in layout.navigations {
-                let nav = navigation.property
-                if let select, !select.includes(navigation: nav.name) { continue }
-                room.put(fragments, navigation.field)
-                guard let expansion = record.expansion(of: nav) else {
-                    room.put(EntityLayout.deferredOpening)
-                    room.put(json.written(uri))
-                    room.put(fragments, navigation.suffix)
-                    room.put(EntityLayout.deferredClosing)
-                    continue
-                }
-                json.commit(room)
-                switch expansion {
-                case .single(let related):
-                    if let related {
-                        try expanded(related, select: select?.child(nav.name), into: &json, written: written)
-                    } else {
-                        json.raw("null")
+                try navigation.property._withUnsafeGuaranteedRef { nav in
+                    if let select, !select.includes(navigation: nav.name) { return }
+                    room.put(fragments, navigation.field)
+                    guard let expansion = record.expansion(of: nav) else {
+                        room.put(EntityLayout.deferredOpening)
+                        room.put(json.written(uri))
+                        room.put(fragments, navigation.suffix)
+                        room.put(EntityLayout.deferredClosing)
+                        return
                     }
-                case .collection(let related):
-                    if version == .v2 { json.raw("{\"results\":") }
-                    try entityArray(related, select: select?.child(nav.name), into: &json, written: written)
-                    if version == .v2 { json.raw("}") }
-                case .lent(let related):
-                    if version == .v2 { json.raw("{\"results\":") }
-                    json.raw("[")
-                    let start = json.count
-                    // Read as written: a failure to read is thrown here, and the document dropped.
-                    try related.forEach { row in
-                        if json.count > start { json.raw(",") }
-                        try entity(row, select: select?.child(nav.name), into: &json, written: nil)
+                    json.commit(room)
+                    switch expansion {
+                    case .single(let related):
+                        if let related {
+                            try expanded(related, select: select?.child(nav.name), into: &json, written: written)
+                        } else {
+                            json.raw("null")
+                        }
+                    case .collection(let related):
+                        if version == .v2 { json.raw("{\"results\":") }
+                        try entityArray(related, select: select?.child(nav.name), into: &json, written: written)
+                        if version == .v2 { json.raw("}") }
+                    case .lent(let related):
+                        if version == .v2 { json.raw("{\"results\":") }
+                        json.raw("[")
+                        let start = json.count
+                        // Read as written: a failure to read is thrown here, and the document dropped.
+                        try related.forEach { row in
+                            if json.count > start { json.raw(",") }
+                            try entity(row, select: select?.child(nav.name), into: &json, written: nil)
+                        }
+                        json.raw("]")
+                        if version == .v2 { json.raw("}") }
                     }
-                    json.raw("]")
-                    if version == .v2 { json.raw("}") }
+                    room = json.reserve(bound)
                 }
-                room = json.reserve(bound)
             }
             room.put(UInt8(ascii: "}"))
             json.commit(room)
