@@ -11,7 +11,7 @@ public final class Association: @unchecked Sendable {
     public let dependentMultiplicity: String
     public let foreignKey: ForeignKey
     /// The name of the association set that holds it in the container.
-    @exclusivity(unchecked) public internal(set) var associationSetName: String
+    public internal(set) var associationSetName: String
 
     init(name: String, qualifiedName: String, principalRole: String, dependentRole: String,
          principal: EntityType, dependent: EntityType, principalMultiplicity: String,

@@ -10,22 +10,23 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     public let keyProperties: [Property]
     public let concurrencyProperties: [Property]
     /// Foreign-key columns that are not properties, after the properties in column order.
-    // The `var`s of the model are set while `ModelLoader` links it and only read afterwards:
-    // `@exclusivity(unchecked)` spares the runtime exclusivity check on every read of them.
+    // The `var`s of the model are set while `ModelLoader` links it and only read afterwards.
+    // `columnCount` reads this one for every entity written (its ETag's digest), where the
+    // runtime's exclusivity check cost about 100 instructions an entity (callgrind).
     @exclusivity(unchecked) public internal(set) var hiddenColumns: [HiddenColumn] = []
-    @exclusivity(unchecked) public internal(set) var navigationProperties: [NavigationProperty] = []
+    public internal(set) var navigationProperties: [NavigationProperty] = []
     /// Its position in `EntityModel.entityTypes`: what is kept per type can sit in an array
-    /// and be found without hashing. A `let`: another module's read of a `var`, even one marked
-    /// `@exclusivity(unchecked)`, still calls the runtime's exclusivity check.
+    /// and be found without hashing. A `let`: another module's read of a `var` calls the runtime's
+    /// exclusivity check.
     public let index: Int
     /// The one entity set whose entities are of this type. Unowned(unsafe) like every
     /// back-reference in the model: the `EntityModel` owns all its elements, and a weak or
     /// checked reference would cost atomic reference counting, shared by all worker threads,
     /// on every request.
-    @exclusivity(unchecked) public internal(set) unowned(unsafe) var entitySet: EntitySet?
+    public internal(set) unowned(unsafe) var entitySet: EntitySet?
 
     private let propertiesByName: [String: Property]
-    @exclusivity(unchecked) internal var navigationByName: [String: NavigationProperty] = [:]
+    internal var navigationByName: [String: NavigationProperty] = [:]
 
     init(name: String, namespace: String, tableName: String, properties: [Property], index: Int) {
         self.index = index

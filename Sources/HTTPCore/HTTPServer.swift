@@ -1,3 +1,7 @@
+// Unsafe code, on purpose: this is the C boundary with libmicrohttpd. Its callbacks receive
+// our objects as opaque pointers (lent unretained, since the connection or the server holds
+// them), and C memory as raw pointers; `RequestState` skips the runtime's exclusivity checks
+// because one thread at a time uses it (see there).
 import CMicroHTTPD
 #if canImport(Glibc)
 import Glibc

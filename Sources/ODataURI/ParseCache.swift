@@ -53,10 +53,8 @@ public final class ParseCache<Derived> {
     /// hashed it with SipHash and compared two Strings through the standard library's general
     /// comparison, about 400 instructions a request (callgrind). Two targets of one fingerprint
     /// take turns in its place, each found only by its own bytes.
-    /// One thread uses a cache (see above), and parsing calls nothing that touches it, so the
-    /// tables skip the runtime's exclusivity check on each access.
-    @exclusivity(unchecked) @usableFromInline var byTarget: TargetTable<Entry>
-    @exclusivity(unchecked) @usableFromInline var byShape: [TargetShape: Entry] = [:]
+    @usableFromInline var byTarget: TargetTable<Entry>
+    @usableFromInline var byShape: [TargetShape: Entry] = [:]
     public let capacity: Int
     /// Longer targets are parsed every time: with them the cache could hold megabytes of
     /// URIs and expression trees, and long queries are seldom the ones repeated.

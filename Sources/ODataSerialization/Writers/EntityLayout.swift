@@ -1,3 +1,7 @@
+// Unsafe code, on purpose: an entity's fixed parts are kept in memory of their own and its
+// navigation properties unretained (`Unmanaged`), because arrays and retained references of a
+// class instance cost reference counting for every entity written. All of it is filled once,
+// when the layout is made, and only read afterwards.
 import EDM
 import ODataStore
 

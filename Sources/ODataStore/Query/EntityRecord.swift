@@ -10,9 +10,7 @@ public final class EntityRecord: EntityColumns {
     /// Column values in the type's stored-column order (properties, then hidden foreign keys).
     public let values: [SQLValue]
     /// Expanded navigation properties by their index in the type; nil when nothing is expanded.
-    /// Unchecked exclusivity: set by the reader, then read by a serializer, never both at once;
-    /// the runtime check cost more than the lookup on every navigation property written.
-    @exclusivity(unchecked) public private(set) var expansions: [Expansion?]?
+    public private(set) var expansions: [Expansion?]?
 
     public init(type: EntityType, values: [SQLValue]) {
         self.type = type

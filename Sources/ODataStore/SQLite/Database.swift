@@ -14,10 +14,8 @@ public final class Database {
     /// Bounded so that a stream of distinct statements cannot grow memory without end.
     private let statementCacheLimit = 256
     /// Called with the SQL of every statement execution: for logs and for tests that count
-    /// statements or check query plans. Nil (the default) costs nothing: it is read on every
-    /// execution, so without the runtime's exclusivity check (a connection is used by one
-    /// thread at a time).
-    @exclusivity(unchecked) public var trace: ((String) -> Void)?
+    /// statements or check query plans. Nil by default.
+    public var trace: ((String) -> Void)?
     /// The SQL this connection speaks.
     public var dialect: any SQLDialect { SQLiteDialect() }
     /// The only owner of this connection's read transactions (see `ReadScope`).
