@@ -35,7 +35,8 @@ import urllib.parse
 
 sys.dont_write_bytecode = True  # no __pycache__ next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import generate_data  # noqa: E402  (the generator lives next to this script)
+import generate_data  # noqa: E402
+import proc_memory  # noqa: E402  (the generator lives next to this script)
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -211,25 +212,10 @@ class Server:
     def status(self):
         """VmHWM and VmRSS in kB, from /proc, and VmRSS's parts: RssAnon (the process's own
         memory) and RssFile (mapped files: code, and database pages that reads map)."""
-        values = {}
-        try:
-            with open(f"/proc/{self.pid}/status") as status:
-                for line in status:
-                    if line.startswith(("VmHWM:", "VmRSS:", "RssAnon:", "RssFile:")):
-                        key, value = line.split(":", 1)
-                        values[key] = int(value.split()[0])
-        except OSError:
-            pass
-        return values
+        return proc_memory.status_fields(self.pid, ("VmHWM", "VmRSS", "RssAnon", "RssFile"))
 
     def reset_peak_rss(self):
-        """Writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0+)."""
-        try:
-            with open(f"/proc/{self.pid}/clear_refs", "w") as clear_refs:
-                clear_refs.write("5")
-            return True
-        except OSError:
-            return False
+        return proc_memory.reset_peak_rss(self.pid)
 
     def alive(self):
         return self.process.poll() is None

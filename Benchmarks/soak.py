@@ -45,7 +45,9 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
-from odata_metadata import MetadataModel  # noqa: E402
+from odata_metadata import MetadataModel, key_literal  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import proc_memory  # noqa: E402
 
 sys.dont_write_bytecode = True
 
@@ -125,23 +127,11 @@ class Gateway:
 
     def status(self, field):
         """A /proc/PID/status figure in kB (VmRSS, VmHWM), or None once the process is gone."""
-        try:
-            with open(f"/proc/{self.pid}/status") as status:
-                for line in status:
-                    if line.startswith(field + ":"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        return None
+        return proc_memory.status_fields(self.pid, (field,)).get(field)
 
     def reset_peak(self):
-        """Makes VmHWM the current RSS (Linux 4.0+), so that it then shows one request's peak."""
-        try:
-            with open(f"/proc/{self.pid}/clear_refs", "w") as clear_refs:
-                clear_refs.write("5")
-            return True
-        except OSError:
-            return False
+        """Makes VmHWM the current RSS, so that it then shows one request's peak."""
+        return proc_memory.reset_peak_rss(self.pid)
 
     def kill(self):
         if self.alive():
@@ -261,16 +251,6 @@ class Model(MetadataModel):
                     and (length is None or length == "Max" or int(length) >= 32)):
                 return name
         return None
-
-
-def key_literal(value, edm_type):
-    if edm_type == "Edm.String":
-        return "'" + str(value).replace("'", "''") + "'"
-    if edm_type == "Edm.Int64":
-        return f"{value}L"
-    if edm_type == "Edm.Guid":
-        return f"guid'{value}'"
-    return str(value)
 
 
 def rows_of(answer):

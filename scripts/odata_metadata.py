@@ -44,3 +44,14 @@ class MetadataModel:
 
     def type_of(self, entity_set):
         return self.types[self.sets[entity_set]]
+
+
+def key_literal(value, edm_type):
+    """A key value as an OData URI literal of its EDM type."""
+    if edm_type == "Edm.String":
+        return "'" + str(value).replace("'", "''") + "'"
+    if edm_type == "Edm.Int64":
+        return f"{value}L"
+    if edm_type == "Edm.Guid":
+        return f"guid'{value}'"
+    return str(value)

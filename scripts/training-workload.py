@@ -35,7 +35,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from odata_metadata import MetadataModel  # noqa: E402
+from odata_metadata import MetadataModel, key_literal  # noqa: E402
 
 # Bits of the raw profile's version word (LLVM's InstrProfData.inc, VARIANT_MASK_IR_PROF and
 # VARIANT_MASK_CSIR_PROF).
@@ -63,16 +63,6 @@ def mark_context_sensitive(path):
 def rows_of(answer):
     """A collection's entities: a V1 answer is the array itself, a V2 one wraps it in results."""
     return answer["results"] if isinstance(answer, dict) else answer
-
-
-def key_literal(value, edm_type):
-    if edm_type == "Edm.String":
-        return "'" + str(value).replace("'", "''") + "'"
-    if edm_type == "Edm.Int64":
-        return f"{value}L"
-    if edm_type == "Edm.Guid":
-        return f"guid'{value}'"
-    return str(value)
 
 
 class Workload:
