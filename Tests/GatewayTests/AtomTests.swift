@@ -58,10 +58,10 @@ import Testing
         func entries(_ target: String, _ xpath: String) throws -> [String] {
             let (response, xml) = try document(TestGateway.encodeQuery(target))
             #expect(response.header("ETag") == nil || response.header("ETag")?.hasPrefix("W/\"") == true)
+            // The stamps, of the entry and of every entry and feed inlined in it, are the time of
+            // writing, which a slow run sees change between two requests; everything else must match.
             return try nodes(xml.rootElement()!, xpath).map { node in
-                // The stamp is the time of writing; everything else must match.
-                (node as? XMLElement)?.elements(forLocalName: "updated", uri: Self.atom).forEach { $0.stringValue = "" }
-                return node.xmlString
+                node.xmlString.replacingOccurrences(of: "<updated>[^<]*</updated>", with: "<updated></updated>", options: .regularExpression)
             }
         }
         // A page whose collection expansion is read by key list (records) against single entities
