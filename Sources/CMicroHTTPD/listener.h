@@ -76,8 +76,6 @@ struct cmhd_listener {
     int64_t next_sweep;
     // A connection was refused since the last sweep; only the acceptor thread uses it.
     int refused_since_sweep;
-    // Connections refused at the total and the per-address limit, and closed for a slow head.
-    atomic_ulong refused_total, refused_per_address, closed_slow_heads;
     // What a connection refused at the total (503) and the per-address (429) limit is sent before
     // it is closed: whole HTTP responses, made by the application (cmhd_listener_refusals).
     char *refusal_at_limit, *refusal_per_address;
@@ -293,7 +291,6 @@ static inline void cmhd_listener_sweep(struct cmhd_listener *listener, int64_t n
         if (deadline <= now) {
             atomic_store(&slot->head_deadline, 0);
             shutdown((int)i, SHUT_RDWR);
-            atomic_fetch_add(&listener->closed_slow_heads, 1);
         } else if (reap_closed) {
             char byte;
             if (recv((int)i, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
@@ -333,7 +330,6 @@ static void *cmhd_listener_accept_loop(void *context)
             if (listener->slots != NULL) {
                 int refusal = cmhd_listener_take_slot(listener, client, &address);
                 if (refusal != 0) {
-                    atomic_fetch_add(refusal == 429 ? &listener->refused_per_address : &listener->refused_total, 1);
                     if (refusal == 429) cmhd_refuse(client, listener->refusal_per_address, listener->refusal_per_address_length);
                     else cmhd_refuse(client, listener->refusal_at_limit, listener->refusal_at_limit_length);
                     listener->refused_since_sweep = 1;
@@ -393,10 +389,5 @@ static inline void cmhd_listener_close(struct cmhd_listener *listener)
     }
     free(listener);
 }
-
-// Counts of the listener's refusals and closes (Swift cannot read C atomics itself).
-static inline unsigned long cmhd_listener_refused_total(struct cmhd_listener *listener) { return atomic_load(&listener->refused_total); }
-static inline unsigned long cmhd_listener_refused_per_address(struct cmhd_listener *listener) { return atomic_load(&listener->refused_per_address); }
-static inline unsigned long cmhd_listener_closed_slow_heads(struct cmhd_listener *listener) { return atomic_load(&listener->closed_slow_heads); }
 
 #endif

@@ -26,6 +26,4 @@ final class BodyMemoryBudget: Sendable {
         guard bytes > 0 else { return }
         used.subtract(bytes, ordering: .relaxed)
     }
-
-    var bytesInUse: Int { used.load(ordering: .relaxed) }
 }

@@ -203,20 +203,6 @@ public final class HTTPServer: @unchecked Sendable {
         self.listener = nil
     }
 
-    /// Connections refused or closed by the listener's limits since the server started.
-    public struct ConnectionStatistics: Sendable {
-        public var refusedAtLimit: UInt
-        public var refusedPerAddress: UInt
-        public var closedForSlowHead: UInt
-    }
-
-    public var connectionStatistics: ConnectionStatistics {
-        guard let listener else { return ConnectionStatistics(refusedAtLimit: 0, refusedPerAddress: 0, closedForSlowHead: 0) }
-        return ConnectionStatistics(refusedAtLimit: UInt(cmhd_listener_refused_total(listener)),
-                                    refusedPerAddress: UInt(cmhd_listener_refused_per_address(listener)),
-                                    closedForSlowHead: UInt(cmhd_listener_closed_slow_heads(listener)))
-    }
-
     /// Sends `response`, or parks the connection until its hold is released: the hold's
     /// callback stores the response in the request's state and resumes the connection, and
     /// libmicrohttpd then calls the access handler again, which sends it.

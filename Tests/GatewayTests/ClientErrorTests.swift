@@ -162,16 +162,7 @@ import Glibc
         let fd = try RawHTTPClient.connect(port: gateway.port)
         defer { close(fd) }
         let request = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nConnection: close\r\n\r\n".utf8)
-        let written = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        #expect(written == request.count)
-        var response: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            response.append(contentsOf: buffer[0..<n])
-        }
-        return try RawHTTPClient.parse(response)
+        return try RawHTTPClient.exchange(fd, bytes: request)
     }
 
     @Test func textThatIsNotUTF8IsABadRequest() throws {

@@ -236,19 +236,7 @@ private final class Socket {
     }
 
     /// Reads one response, up to its Content-Length.
-    func readResponse() throws -> RawHTTPResponse {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            if let response = try? RawHTTPClient.parse(received), let length = response.header("Content-Length").flatMap(Int.init),
-               response.body.count >= length {
-                return response
-            }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw TestFailure("the connection ended after \(received.count) bytes") }
-            received.append(contentsOf: buffer[0..<n])
-        }
-    }
+    func readResponse() throws -> RawHTTPResponse { try RawHTTPClient.readResponse(fd) }
 
     /// What the server wrote, unasked, to `count` of `sockets` within `seconds`: a refusal is
     /// written as soon as the connection is accepted.

@@ -29,12 +29,7 @@ import Glibc
         defer { close(fd) }
         var timeout = timeval(tv_sec: quiet, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw TestFailure("write failed") }
-            sent += n
-        }
+        try RawHTTPClient.writeAll(fd, bytes)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -79,8 +79,13 @@ enum RawHTTPClient {
         if !body.isEmpty || ["POST", "PUT", "MERGE", "PATCH"].contains(method) { allHeaders["Content-Length"] = String(body.count) }
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        let request = Array(head.utf8) + body
-        try writeAll(fd, request)
+        return try exchange(fd, bytes: Array(head.utf8) + body)
+    }
+
+    /// Sends `bytes` as they are (a request that need not be well-formed, or UTF-8) on the
+    /// connected socket `fd` and reads the response to the connection's end.
+    static func exchange(_ fd: Int32, bytes: [UInt8]) throws -> RawHTTPResponse {
+        try writeAll(fd, bytes)
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -96,8 +101,13 @@ enum RawHTTPClient {
     static func exchangeKeepingAlive(_ fd: Int32, method: String, target: String, fields: [(String, String)],
                                      body: [UInt8] = []) throws -> RawHTTPResponse {
         let head = "\(method) \(target) HTTP/1.1\r\n" + fields.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
-        let request = Array(head.utf8) + body
-        try writeAll(fd, request)
+        try writeAll(fd, Array(head.utf8) + body)
+        return try readResponse(fd)
+    }
+
+    /// Reads one response from the socket `fd`, up to its Content-Length, leaving the
+    /// connection open.
+    static func readResponse(_ fd: Int32) throws -> RawHTTPResponse {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -111,7 +121,7 @@ enum RawHTTPClient {
     }
 
     /// Writes all of `bytes` to the socket `fd`.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
