@@ -345,6 +345,7 @@ static enum MHD_Result send_response(struct MHD_Connection *connection, unsigned
     MHD_add_response_header(response, "DataServiceVersion", "1.0;");
     MHD_add_response_header(response, "Cache-Control", "no-cache");
     MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(response, "Vary", "Accept");
     if (etag != NULL) MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, etag);
     enum MHD_Result result = MHD_queue_response(connection, status, response);
     MHD_destroy_response(response);
@@ -399,7 +400,9 @@ static enum MHD_Result respond_expanded(struct MHD_Connection *connection, const
     sqlite3_reset(cars_of_person);
     sqlite3_reset(lookup);
     PUT_LITERAL(p, "]}}");
-    return respond_owned(connection, MHD_HTTP_OK, body, (size_t)(p - body), etag);
+    // No ETag header: the person's tag cannot vouch for the expanded entities (the gateway's
+    // RepresentationTag); each entity's is in the body.
+    return respond_owned(connection, MHD_HTTP_OK, body, (size_t)(p - body), NULL);
 }
 
 static const char not_found[] = "{\"error\":{\"code\":\"\",\"message\":{\"lang\":\"en-US\",\"value\":\"Not found\"}}}";

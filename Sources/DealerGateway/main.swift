@@ -101,6 +101,15 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("allow-origin"), help: "An origin whose browser pages may call the service (CORS); repeat it, or give * for any.")
     var allowedOrigins: [String] = []
 
+    @Flag(name: .customLong("allow-credentials"), help: "Lets the --allow-origin pages send cookies or Authorization (Access-Control-Allow-Credentials: true); needs explicit origins, not *.")
+    var allowCredentials = false
+
+    @Flag(name: .customLong("trust-forwarded"), help: "Behind a reverse proxy: absolute URIs take the scheme and host from Forwarded or X-Forwarded-Proto/X-Forwarded-Host when a request carries them (--public-url, when given, wins). Only where every request comes through a proxy that sets them.")
+    var trustForwarded = false
+
+    @Flag(name: .customLong("require-if-match"), help: "Refuse PUT, MERGE, PATCH and DELETE of an entity or property without If-Match with 428, as WCF Data Services does.")
+    var requireIfMatch = false
+
     // Limits of what one request reads or writes; past one, a 400 that names it.
     private static var defaultLimits: ODataService.Configuration.Limits { ODataService.Configuration().limits }
     @Option(help: "The most entities one expanded collection may hold.")
@@ -139,6 +148,11 @@ struct Serve: ParsableCommand {
                               ("--max-object-count-on-insert", maxObjectCountOnInsert), ("--max-batch-response-bytes", maxBatchResponseBytes)]
         where value < 1 {
             throw ValidationError("\(name) must be at least 1")
+        }
+        if allowCredentials {
+            guard !allowedOrigins.isEmpty, !allowedOrigins.contains("*") else {
+                throw ValidationError("--allow-credentials needs --allow-origin with explicit origins, not *")
+            }
         }
         if let publicURL {
             guard let components = URLComponents(string: publicURL), let scheme = components.scheme?.lowercased(),
@@ -190,6 +204,9 @@ struct Serve: ParsableCommand {
         configuration.rootPath = root == "/" ? "" : root
         configuration.defaultPageSize = pageSize
         configuration.allowedOrigins = allowedOrigins
+        configuration.allowsCredentials = allowCredentials
+        configuration.trustsForwardedHeaders = trustForwarded
+        configuration.requiresIfMatch = requireIfMatch
         configuration.memoryMapSize = mmapMegabytes << 20
         configuration.limits.maxResultsPerCollection = maxResultsPerCollection
         configuration.limits.maxEntitiesPerResponse = maxEntitiesPerResponse

@@ -38,7 +38,8 @@ import Testing
         let fromRecords = try entities(target + separator + "$expand=" + navigation, without: navigation)
         #expect(!fromRows.entities.isEmpty)
         #expect(fromRows.entities == fromRecords.entities, "\(target)")
-        #expect(fromRows.etag == fromRecords.etag, "\(target)")
+        // One entity's tag cannot vouch for what is expanded into its answer (`RepresentationTag`).
+        #expect(fromRecords.etag == nil, "\(target)")
     }
 
     @Test func rowsAndRecordsWriteTheSameEntities() throws {
@@ -219,7 +220,9 @@ import Testing
         let d = try listed.d()
         let first = (d as? [NSDictionary])?.first ?? ((d as? [String: Any])?["results"] as? [NSDictionary])?.first
         #expect(try single.d() as? NSDictionary == first, "\(set)(\(key))?\(options)")
-        #expect(single.header("ETag") == ((first?["__metadata"] as? [String: Any])?["etag"] as? String))
+        // Expanded, the answer has no ETag header (`RepresentationTag`); the entity's tag is in the body.
+        #expect(single.header("ETag") == nil)
+        #expect(try gateway.get("\(set)(\(key))").header("ETag") == ((first?["__metadata"] as? [String: Any])?["etag"] as? String))
     }
 
     @Test func everyPersonWithCarsAndTheirCars() throws {

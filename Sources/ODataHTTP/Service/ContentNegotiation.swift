@@ -56,9 +56,23 @@ enum ContentNegotiation {
         if accept == nil || accept == "application/json" || accept == "*/*" { return .json }
         let ranges = acceptedRanges(accept)
         if ranges.contains("application/json") { return .json }
-        if ranges.contains("application/atom+xml") || ranges.contains("application/xml") { return .atom }
+        if namesXML(ranges) { return .atom }
         if accepts(ranges, "application/json") { return .json }
         throw .notAcceptable("none of the media types in Accept (\(accept ?? "")) is supported; this service answers data in application/json or application/atom+xml")
+    }
+
+    /// Whether the client names an XML type of data: Atom, or XML (`text/xml` as
+    /// `application/xml`, as RFC 7303 makes them the same).
+    static func namesXML(_ ranges: [String]) -> Bool {
+        ranges.contains("application/atom+xml") || ranges.contains("application/xml") || ranges.contains("text/xml")
+    }
+
+    /// Errors follow data: XML for a client that names an XML type and not JSON, JSON for any
+    /// other, even one that accepts neither (an error must be said somehow).
+    static func forError(accept: String?) -> Representation {
+        if accept == nil || accept == "application/json" || accept == "*/*" { return .json }
+        let ranges = acceptedRanges(accept)
+        return !ranges.contains("application/json") && namesXML(ranges) ? .xml : .json
     }
 
     /// The service document: XML (AtomPub) by default, JSON when asked for.
@@ -70,7 +84,7 @@ enum ContentNegotiation {
         }
         let ranges = acceptedRanges(accept)
         if ranges.contains("application/json") { return .json }
-        if accepts(ranges, "application/atomsvc+xml") || accepts(ranges, "application/xml") { return .xml }
+        if accepts(ranges, "application/atomsvc+xml") || accepts(ranges, "application/xml") || ranges.contains("text/xml") { return .xml }
         if accepts(ranges, "application/json") { return .json }
         throw .notAcceptable("the service document is available as application/atomsvc+xml, application/xml or application/json")
     }

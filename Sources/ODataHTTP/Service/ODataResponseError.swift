@@ -131,8 +131,8 @@ struct DatabaseFailure: ODataResponseError {
 }
 
 extension ODataService {
-    /// Any failure of a request as the OData error response it earns, in JSON or, when the
-    /// client accepts XML and not JSON, XML; a 5xx is logged with its detail. Requests and
+    /// Any failure of a request as the OData error response it earns, negotiated as data is
+    /// (`ContentNegotiation.forError`); a 5xx is logged with its detail. Requests and
     /// `$batch` operations alike are answered through it.
     func errorResponse(for failure: any Error, request: HTTPRequest) -> HTTPResponse {
         let error: any ODataResponseError = switch failure {
@@ -145,16 +145,14 @@ extension ODataService {
         } else {
             logger.debug("\(request.method) \(request.target) -> \(error.status): \(error.message)")
         }
-        let ranges = ContentNegotiation.acceptedRanges(request.header(.accept))
-        let wantsXML = !ContentNegotiation.accepts(ranges, "application/json")
-            && (ContentNegotiation.accepts(ranges, "application/xml") || ranges.contains("application/atom+xml"))
-        return Self.errorDocument(error, xml: wantsXML)
+        return Self.errorDocument(error, xml: ContentNegotiation.forError(accept: request.header(.accept)) == .xml)
     }
 
     /// The response for `error`: its status and header fields, the ones every error response
     /// has, and the OData error document.
     static func errorDocument(_ error: any ODataResponseError, xml: Bool) -> HTTPResponse {
-        var headers = error.headers + [("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
+        var headers = error.headers + [("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
+                                       ("Vary", "Accept")]
         let body: [UInt8]
         if xml {
             headers.insert(("Content-Type", "application/xml;charset=utf-8"), at: 0)

@@ -29,6 +29,16 @@ public final class ODataService: Sendable {
         public var publicURL: String?
         /// Origins whose browser pages may call the service (CORS), or `["*"]`; empty: none.
         public var allowedOrigins: [String] = []
+        /// Whether allowed origins' pages may send credentials (cookies, Authorization):
+        /// `Access-Control-Allow-Credentials: true`, for listed origins only, never `*`.
+        public var allowsCredentials = false
+        /// Whether the scheme and host of absolute URIs come from a proxy's `Forwarded` or
+        /// `X-Forwarded-Proto`/`X-Forwarded-Host` when a request carries them (`ForwardedOrigin`);
+        /// `publicURL`, when set, still wins.
+        public var trustsForwardedHeaders = false
+        /// Whether an update or delete of an entity without If-Match is refused with 428, as
+        /// WCF Data Services refuses it for types with concurrency tokens.
+        public var requiresIfMatch = false
         /// How much of the database file reads map into memory once the file is larger than
         /// their page cache (`Database.mapFileIfLargerThanCache`); 0: none. The write
         /// connection keeps its pages in its own cache: it changes them.
@@ -116,7 +126,8 @@ public final class ODataService: Sendable {
     /// returning it copied it, a retain and release of each of its parts, on every request.
     func finish(_ response: inout HTTPResponse, for request: HTTPRequest) {
         if !configuration.allowedOrigins.isEmpty {
-            CrossOrigin.addHeaders(to: &response, for: request, allowedOrigins: configuration.allowedOrigins)
+            CrossOrigin.addHeaders(to: &response, for: request, allowedOrigins: configuration.allowedOrigins,
+                                   credentials: configuration.allowsCredentials)
         }
         // The access log, at --log-level debug; below that the message is never built.
         if logsAccess {
@@ -129,7 +140,7 @@ public final class ODataService: Sendable {
             return errorResponse(for: condition, request: request)
         }
         if request.method == "OPTIONS" {
-            return CrossOrigin.preflight(request, allowedOrigins: configuration.allowedOrigins)
+            return CrossOrigin.preflight(request, allowedOrigins: configuration.allowedOrigins, credentials: configuration.allowsCredentials)
         }
         do {
             return try route(request, worker: worker)
@@ -192,6 +203,13 @@ public final class ODataService: Sendable {
     /// written into every absolute URI of the response).
     func serviceRoot(for request: HTTPRequest) throws(ServiceError) -> String {
         if let publicURL = configuration.publicURL { return publicURL + "/" }
+        if configuration.trustsForwardedHeaders, let forwarded = try ForwardedOrigin(request) {
+            let host = forwarded.host ?? request.header(.host) ?? configuration.fallbackHost
+            guard HostSyntax.isWellFormed(host) else {
+                throw ServiceError.badRequest("The forwarded host '\(host)' is not a well-formed host[:port].")
+            }
+            return forwarded.scheme + "://" + host + configuration.rootPath + "/"
+        }
         guard let host = request.header(.host), !host.isEmpty else {
             return "http://" + configuration.fallbackHost + configuration.rootPath + "/"
         }
@@ -204,7 +222,11 @@ public final class ODataService: Sendable {
     /// The URIs below the request's service root. A thread's requests nearly always name the
     /// same host, so its last root is kept, escaped for JSON, rather than built per request.
     private func entityURIs(for request: HTTPRequest, worker: WorkerContext) throws -> EntityURIs {
-        let host = configuration.publicURL == nil ? request.header(.host) : nil
+        var host = configuration.publicURL == nil ? request.header(.host) : nil
+        if configuration.trustsForwardedHeaders, configuration.publicURL == nil {
+            // The kept root is found by everything it was made of.
+            host = (host ?? "") + ForwardedOrigin.fields.map { "\n" + (request.header($0) ?? "") }.joined()
+        }
         if let uris = worker.serviceRootURIs, worker.serviceRootHost == host { return uris }
         let uris = EntityURIs(serviceRoot: try serviceRoot(for: request))
         (worker.serviceRootHost, worker.serviceRootURIs) = (host, uris)

@@ -46,10 +46,10 @@ extension ODataService {
             }
             if try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom {
                 return ok(atomSerializer(context).propertyDocument(property, value: value), type: "application/xml;charset=utf-8",
-                          version: .v1, entityTag: etag(of: record))
+                          version: .v1, entityTag: RepresentationTag.header(digest: record.tagDigest, form: .xml, options: options))
             }
             return ok(serializer(context, .v1).propertyDocument(property, value: value), type: "application/json;charset=utf-8", version: .v1,
-                      entityTag: etag(of: record))
+                      entityTag: RepresentationTag.header(digest: record.tagDigest, form: .json, options: options))
 
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
@@ -89,9 +89,9 @@ extension ODataService {
                     let digest = row.tagDigest
                     response = atom
                         ? ok(try atomSerializer(context).entryDocument(row, select: options.select), type: Self.atomEntryType,
-                             version: version, entityTag: .weak(digest))
+                             version: version, entityTag: RepresentationTag.header(digest: digest, form: .atom, options: options))
                         : ok(try serializer(context, version).entityDocument(row, select: options.select, tagDigest: digest),
-                             type: Self.jsonType, version: version, entityTag: .weak(digest))
+                             type: Self.jsonType, version: version, entityTag: RepresentationTag.header(digest: digest, form: .json, options: options))
                 }
                 guard let response else { throw notFound(path) }
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
@@ -100,13 +100,12 @@ extension ODataService {
             guard let record = try reader.single(path) else { throw notFound(path) }
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
             try reader.expand([record], options.expand, memo: context.queryMemo, budget: &budget)
-            let tag = EntityTagValue.weak(record.tagDigest)
             if atom {
                 return ok(try atomSerializer(context).entryDocument(record, select: options.select), type: Self.atomEntryType,
-                          version: version, entityTag: tag)
+                          version: version, entityTag: RepresentationTag.header(digest: record.tagDigest, form: .atom, options: options))
             }
             return ok(try serializer(context, version).entityDocument(record, select: options.select), type: Self.jsonType,
-                      version: version, entityTag: tag)
+                      version: version, entityTag: RepresentationTag.header(digest: record.tagDigest, form: .json, options: options))
         }
 
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
@@ -217,11 +216,6 @@ extension ODataService {
         AtomSerializer(uris: context.uris, updated: AtomTimestamp.now(), writesETags: true)
     }
 
-    /// The ETag header's value for `record` (every entity has one; see `EntityTag`).
-    func etag(of record: EntityRecord) -> EntityTagValue {
-        .weak(record.tagDigest)
-    }
-
     /// What one response may hold (`QueryLimits`), counted as it is read.
     var entityBudget: EntityBudget { EntityBudget(configuration.limits) }
 
@@ -256,8 +250,10 @@ extension ODataService {
     }
 
     static func headers(type: String, version: ResponseVersion) -> [(String, String)] {
+        // Vary: Accept on every answer, so that no cache gives one representation to a client
+        // that asked for another (those that have one, $metadata, say it needlessly but truly).
         [("Content-Type", type), ("DataServiceVersion", version.headerValue), ("Cache-Control", "no-cache"),
-         ("X-Content-Type-Options", "nosniff")]
+         ("X-Content-Type-Options", "nosniff"), ("Vary", "Accept")]
     }
 
     static let jsonType = "application/json;charset=utf-8"

@@ -118,25 +118,31 @@ extension ODataService {
             created = try persister.create(payload)
         }
         let tag = EntityTag.of(created)
-        let body = try serializer(context.request, .v1).entityDocument(created, select: nil)
-        return HTTPResponse(status: 201, headers: [
-            ("Content-Type", "application/json;charset=utf-8"),
+        let atom = try ContentNegotiation.forData(format: context.request.info.options.format,
+                                                  accept: context.httpRequest.header(.accept)) == .atom
+        let headers = [
+            ("Content-Type", atom ? Self.atomEntryType : Self.jsonType),
             ("DataServiceVersion", ResponseVersion.v1.headerValue),
             ("Location", context.request.uris.uri(of: created)),
             ("ETag", tag),
             ("Cache-Control", "no-cache"),
             ("X-Content-Type-Options", "nosniff"),
-        ], lending: body)
+            ("Vary", "Accept"),
+        ]
+        if atom {
+            let body = try atomSerializer(context.request).entryDocument(created, select: nil)
+            return HTTPResponse(status: 201, headers: headers, body: body)
+        }
+        return HTTPResponse(status: 201, headers: headers, lending: try serializer(context.request, .v1).entityDocument(created, select: nil))
     }
 
     /// The entity a create's body describes, after the checks that need no database.
     private func createPayload(for path: ResourcePath, _ context: RequestContext) throws -> EntityPayload {
         let request = context.request
-        // Refuse before writing anything when the answer could not be delivered.
-        guard try ContentNegotiation.forData(format: context.info.options.format, accept: request.header(.accept)) == .json else {
-            throw ServiceError.notAcceptable("writes answer in JSON only; Accept must admit application/json")
-        }
+        // The body's type first (415), then whether the answer can be delivered (406), both
+        // before anything is written.
         try RequestBodyType.checkJSON(request)
+        _ = try ContentNegotiation.forData(format: context.info.options.format, accept: request.header(.accept))
         let payload = try EntityDeserializer(serviceRoot: context.serviceRoot).entity(from: request.body, of: path.targetType)
         let limit = configuration.limits.maxObjectCountOnInsert
         guard Self.entityCount(payload, upTo: limit) <= limit else {

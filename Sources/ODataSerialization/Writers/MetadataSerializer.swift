@@ -24,7 +24,10 @@ public enum MetadataSerializer {
                 p.precision = property.precision
                 p.scale = property.scale
                 p.defaultValue = property.defaultValue
-                p.concurrencyMode = property.isConcurrencyToken ? "Fixed" : nil
+                // Every entity has an ETag: of its concurrency tokens, or of all its columns when the
+                // schema names none (`EntityTag`). Saying so lets metadata-driven clients (WCF,
+                // pyslet) send If-Match; keys never change, and WCF refuses them as tokens.
+                p.concurrencyMode = property.isConcurrencyToken || (type.concurrencyProperties.isEmpty && !property.isKey) ? "Fixed" : nil
                 if property.isStoreGenerated {
                     // As Entity Framework services publish it: clients then leave the key out of creates.
                     p.annotations = [CSDLAnnotation(namespace: CSDLNamespaces.annotation, name: "StoreGeneratedPattern", value: "Identity")]
