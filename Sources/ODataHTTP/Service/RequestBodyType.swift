@@ -1,18 +1,32 @@
 import HTTPCore
 
-/// The Content-Type a write body must have (415 otherwise): JSON for entities, properties and
-/// links (this service reads verbose JSON, not Atom), plain text for the raw `$value` of a
+/// The Content-Type a write body must have (415 otherwise): verbose JSON, or Atom and XML, for
+/// entities, properties and links, plain text for the raw `$value` of a
 /// non-binary property and bytes for a binary one. The body is read as UTF-8, so a charset
 /// other than UTF-8 (or its subset US-ASCII) is refused rather than misread; so are a missing
 /// and a malformed Content-Type: the service does not guess what a body is.
 enum RequestBodyType {
-    /// `application/json` with any parameters (`;odata=verbose`, `;charset=utf-8`).
-    static func checkJSON(_ request: HTTPRequest) throws(ServiceError) {
-        let type = try mediaType(request, expected: "application/json (OData verbose JSON)")
-        guard type.essence == "application/json" else {
-            throw .unsupportedMediaType("The Content-Type '\(request.header(.contentType) ?? "")' is not supported for this request; send the body as application/json (OData verbose JSON).")
+    /// How an entity, property or link body is written.
+    enum Format {
+        case json
+        /// An Atom entry for an entity, XML for a property or a link.
+        case xml
+    }
+
+    /// `application/json`, or `application/atom+xml`, `application/xml` and `text/xml` (the
+    /// types Atom and XML clients send), each in UTF-8.
+    static func checkJSONOrXML(_ request: HTTPRequest) throws(ServiceError) -> Format {
+        let expected = "application/json (OData verbose JSON) or application/atom+xml"
+        let type = try mediaType(request, expected: expected)
+        let format: Format
+        switch type.essence {
+        case "application/json": format = .json
+        case "application/atom+xml", "application/xml", "text/xml": format = .xml
+        default:
+            throw .unsupportedMediaType("The Content-Type '\(request.header(.contentType) ?? "")' is not supported for this request; send the body as \(expected).")
         }
         try checkCharset(type, request)
+        return format
     }
 
     /// A raw property value: `text/plain` (or another text type) for text, and

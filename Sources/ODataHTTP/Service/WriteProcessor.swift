@@ -52,10 +52,10 @@ extension ODataService {
                 }
                 return try create(in: path, context)
             case "PUT", "MERGE", "PATCH":
-                try RequestBodyType.checkJSON(request)
+                let format = try RequestBodyType.checkJSONOrXML(request)
                 let record = try existing(path, context)
                 try checkPreconditions(of: record, request)
-                let payload = try context.deserializer.entity(from: request.body, of: record.type)
+                let payload = try context.deserializer.entity(from: request.body, of: record.type, format: format)
                 let updated = try persister(context).update(record, with: payload, replace: method == "PUT")
                 return noContent(etag: EntityTag.of(updated))
             default:
@@ -72,8 +72,9 @@ extension ODataService {
                 if raw {
                     try RequestBodyType.checkRaw(request, binary: property.type == .binary)
                     value = try context.deserializer.rawValue(from: request.body, for: property)
+                } else if try RequestBodyType.checkJSONOrXML(request) == .xml {
+                    value = try context.deserializer.propertyValue(fromXML: request.body, for: property)
                 } else {
-                    try RequestBodyType.checkJSON(request)
                     value = try context.deserializer.propertyValue(from: request.body, for: property)
                 }
             case "DELETE":
@@ -141,9 +142,9 @@ extension ODataService {
         let request = context.request
         // The body's type first (415), then whether the answer can be delivered (406), both
         // before anything is written.
-        try RequestBodyType.checkJSON(request)
+        let format = try RequestBodyType.checkJSONOrXML(request)
         _ = try ContentNegotiation.forData(format: context.info.options.format, accept: request.header(.accept))
-        let payload = try EntityDeserializer(serviceRoot: context.serviceRoot).entity(from: request.body, of: path.targetType)
+        let payload = try EntityDeserializer(serviceRoot: context.serviceRoot).entity(from: request.body, of: path.targetType, format: format)
         let limit = configuration.limits.maxObjectCountOnInsert
         guard Self.entityCount(payload, upTo: limit) <= limit else {
             throw LimitExceeded(.objectCountOnInsert, value: limit, subject: "The body would insert",
@@ -169,7 +170,7 @@ extension ODataService {
 
     /// `POST Set(key)/$links/Nav` adds a link to a to-many navigation, `PUT` sets a to-one
     /// link, `DELETE Set(key)/$links/Nav(key)` (to-many) or `DELETE Set(key)/$links/Nav`
-    /// (to-one) removes one. The body names the target: `{"uri": "..."}`.
+    /// (to-one) removes one. The body names the target: `{"uri": "..."}`, or `<uri>...</uri>`.
     private func changeLink(_ sourcePath: ResourcePath, _ navigation: NavigationProperty, targetKey: [EDMValue]?,
                             method: String, _ context: WriteContext) throws -> HTTPResponse {
         let request = context.httpRequest
@@ -187,8 +188,9 @@ extension ODataService {
             } else if method == "POST" {
                 throw ServiceError.methodNotAllowed("'\(navigation.name)' is single-valued: PUT sets its link, DELETE removes it", allow: "GET, PUT, DELETE")
             }
-            try RequestBodyType.checkJSON(request)
-            let reference = try context.deserializer.link(from: request.body)
+            let reference = try RequestBodyType.checkJSONOrXML(request) == .xml
+                ? try context.deserializer.link(fromXML: request.body)
+                : try context.deserializer.link(from: request.body)
             let target = try resolve(reference, along: navigation, in: context)
             try context.writer.link(source, navigation, to: target)
         case "DELETE":
@@ -225,5 +227,15 @@ extension ODataService {
         var headers = [("DataServiceVersion", ResponseVersion.v1.headerValue)]
         if let etag { headers.append(("ETag", etag)) }
         return HTTPResponse(status: 204, headers: headers)
+    }
+}
+
+extension EntityDeserializer {
+    /// An entity body in either format, into the one payload type the write path takes.
+    func entity(from body: [UInt8], of type: EntityType, format: RequestBodyType.Format) throws(PayloadError) -> EntityPayload {
+        switch format {
+        case .json: try entity(from: body, of: type)
+        case .xml: try entity(fromAtom: body, of: type)
+        }
     }
 }
