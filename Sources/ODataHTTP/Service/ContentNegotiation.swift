@@ -3,12 +3,15 @@ import ODataURI
 /// Which representation a request gets, from `$format` first and the Accept header second.
 /// The gateway serves verbose JSON for data (the answer to `*/*` and to no Accept at all), Atom
 /// for data when the client asks for it and not for JSON, XML for `$metadata` and the service
-/// document, and plain text for `$count` and `$value`.
+/// document, plain text for `$count` and `$value`, and HTML pages to a browser: a client that
+/// prefers `text/html` to every OData type it names (`prefersHTML`).
 enum ContentNegotiation {
     enum Representation: Equatable {
         case json
         case xml
         case atom
+        /// A page for a person (`HTMLSerializer`); never for `$format`, `*/*` or an OData type.
+        case html
     }
 
     /// The media ranges of an Accept header with a non-zero quality, lower-cased.
@@ -54,11 +57,38 @@ enum ContentNegotiation {
         }
         // What almost every client sends, decided without parsing.
         if accept == nil || accept == "application/json" || accept == "*/*" { return .json }
+        if prefersHTML(accept) { return .html }
         let ranges = acceptedRanges(accept)
         if ranges.contains("application/json") { return .json }
         if namesXML(ranges) { return .atom }
         if accepts(ranges, "application/json") { return .json }
         throw .notAcceptable("none of the media types in Accept (\(accept ?? "")) is supported; this service answers data in application/json or application/atom+xml")
+    }
+
+    /// The types an OData client names; a browser names some of them too, at a lower quality.
+    private static let odataTypes: Set<String> = [
+        "application/json", "application/atom+xml", "application/xml", "text/xml", "application/atomsvc+xml",
+    ]
+
+    /// Whether the client is a browser: it names `text/html` with a quality above that of every
+    /// OData type it names (`text/html,…,application/xml;q=0.9,*/*;q=0.8`). `*/*` is no
+    /// preference, so OData clients (JSON, Atom, XML or `*/*`) never get HTML.
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept, accept.utf8.count >= 9, accept.lowercased().contains("text/html") else { return false }
+        var html = 0.0, odata = 0.0
+        for item in accept.splitASCII(",") {
+            let parts = item.splitASCII(";")
+            guard let first = parts.first else { continue }
+            let range = trimmed(first).lowercased()
+            var quality = 1.0
+            for parameter in parts.dropFirst() {
+                let p = trimmed(parameter).filter { $0 != " " }.lowercased()
+                if p.hasPrefix("q="), let q = Double(p.dropFirst(2)) { quality = q }
+            }
+            if range == "text/html" { html = max(html, quality) }
+            if odataTypes.contains(range) { odata = max(odata, quality) }
+        }
+        return html > 0 && html > odata
     }
 
     /// Whether the client names an XML type of data: Atom, or XML (`text/xml` as
@@ -71,6 +101,7 @@ enum ContentNegotiation {
     /// other, even one that accepts neither (an error must be said somehow).
     static func forError(accept: String?) -> Representation {
         if accept == nil || accept == "application/json" || accept == "*/*" { return .json }
+        if prefersHTML(accept) { return .html }
         let ranges = acceptedRanges(accept)
         return !ranges.contains("application/json") && namesXML(ranges) ? .xml : .json
     }
@@ -82,6 +113,7 @@ enum ContentNegotiation {
         case .xml?, .atom?: return .xml
         case nil: break
         }
+        if prefersHTML(accept) { return .html }
         let ranges = acceptedRanges(accept)
         if ranges.contains("application/json") { return .json }
         if accepts(ranges, "application/atomsvc+xml") || accepts(ranges, "application/xml") || ranges.contains("text/xml") { return .xml }

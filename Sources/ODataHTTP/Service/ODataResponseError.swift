@@ -145,7 +145,10 @@ extension ODataService {
         } else {
             logger.debug("\(request.method) \(request.target) -> \(error.status): \(error.message)")
         }
-        return Self.errorDocument(error, xml: ContentNegotiation.forError(accept: request.header(.accept)) == .xml)
+        switch ContentNegotiation.forError(accept: request.header(.accept)) {
+        case .html: return htmlError(error, request: request)
+        case let representation: return Self.errorDocument(error, xml: representation == .xml)
+        }
     }
 
     /// The response for `error`: its status and header fields, the ones every error response

@@ -14,6 +14,7 @@ extension ODataService {
         case .serviceDocument:
             switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header(.accept)) {
             case .json: return ok(ServiceDocumentSerializer.json(for: model), type: "application/json;charset=utf-8", version: .v1)
+            case .html: return htmlServiceDocument(context)
             default:
                 let xml = ServiceDocumentSerializer.atom(for: model, serviceRoot: context.serviceRoot)
                 return ok(Array(xml.utf8), type: "application/atomsvc+xml;charset=utf-8", version: .v1)
@@ -75,7 +76,9 @@ extension ODataService {
     /// is written; a failure is thrown where it happens, and the response dropped.
     private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
-        let atom = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom
+        let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
+        if representation == .html { return try readHTML(path, single: single, context: context) }
+        let atom = representation == .atom
         let reader = try context.worker.reader()
         var budget = entityBudget
         let inPlace = single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand) : JoinedExpansions.canJoin(options.expand)
@@ -156,7 +159,7 @@ extension ODataService {
     /// What follows a page of entities, for both ways of writing it: a 404 when the page is
     /// empty because its parent entity does not exist, the `$inlinecount`, the next link, and
     /// the response version these make (checked against the client's maximum).
-    private func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: any EntityReading,
+    func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: any EntityReading,
                          context: RequestContext) throws -> VerboseJSONSerializer.CollectionEnd {
         let options = context.info.options
         if delivered == 0, let parent = query.path.parent, try reader.single(parent) == nil { throw notFound(parent) }
