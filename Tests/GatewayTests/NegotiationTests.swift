@@ -48,6 +48,9 @@ import FoundationXML
         for accept in ["text/xml", "application/atom+xml"] {
             #expect(try gateway.get("Person(999)", accept: accept).header("Content-Type")?.hasPrefix("application/xml") == true, "\(accept)")
         }
+        // $format names the error's format too.
+        #expect(try gateway.get("Person(999)?$format=atom", accept: "application/json").header("Content-Type")?.hasPrefix("application/xml") == true)
+        #expect(try gateway.get("Person(999)?$format=json", accept: browser).header("Content-Type")?.hasPrefix("application/json") == true)
         for accept in ["application/json", "*/*", "application/json, application/xml", "text/csv"] {
             let response = try gateway.get("Person(999)", accept: accept)
             #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, "\(accept)")

@@ -97,9 +97,15 @@ enum ContentNegotiation {
         ranges.contains("application/atom+xml") || ranges.contains("application/xml") || ranges.contains("text/xml")
     }
 
-    /// Errors follow data: XML for a client that names an XML type and not JSON, JSON for any
-    /// other, even one that accepts neither (an error must be said somehow).
-    static func forError(accept: String?) -> Representation {
+    /// Errors follow data: `$format` first, then HTML for a browser, XML for a client that
+    /// names an XML type and not JSON, JSON for any other, even one that accepts neither (an
+    /// error must be said somehow).
+    static func forError(accept: String?, format: String? = nil) -> Representation {
+        switch format?.lowercased() {
+        case "json"?: return .json
+        case "atom"?, "xml"?: return .xml
+        default: break
+        }
         if accept == nil || accept == "application/json" || accept == "*/*" { return .json }
         if prefersHTML(accept) { return .html }
         let ranges = acceptedRanges(accept)

@@ -145,7 +145,7 @@ extension ODataService {
         } else {
             logger.debug("\(request.method) \(request.target) -> \(error.status): \(error.message)")
         }
-        switch ContentNegotiation.forError(accept: request.header(.accept)) {
+        switch ContentNegotiation.forError(accept: request.header(.accept), format: Self.queryOption("$format", in: request.query)) {
         case .html: return htmlError(error, request: request)
         case let representation: return Self.errorDocument(error, xml: representation == .xml)
         }
