@@ -20,7 +20,10 @@ import Testing
         let actual = Self.removingETags(try response.json()) as! NSDictionary
         #expect(actual == expected, "response: \(response.text)")
         let metadata = (try response.d() as? [String: Any])?["__metadata"] as? [String: Any]
-        #expect(metadata?["etag"] as? String == response.header("ETag"), "the entity's ETag is in __metadata and in the header")
+        // The entity's ETag is in __metadata; the header has none, as the person's tag cannot
+        // vouch for the cars expanded into the answer (`RepresentationTag`).
+        #expect(response.header("ETag") == nil)
+        #expect(metadata?["etag"] as? String == (try gateway.get("Person(1)").header("ETag")))
         // The wire form escapes the slashes of dates, as WCF Data Services does.
         #expect(response.text.contains(#""createDate":"\/Date(1257008908440)\/""#))
     }
