@@ -65,10 +65,9 @@ extension ODataService {
         let path = request.pathIsBelow(configuration.rootPath) ? Self.displayPath(request, below: configuration.rootPath) : nil
         let body = htmlSerializer(uris).errorPage(status: error.status, code: error.code, message: error.message,
                                                   path: path.flatMap { $0.isEmpty ? nil : $0 }, filter: filter)
-        var headers = error.headers + [("Content-Type", Self.htmlType), ("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache"),
+        let headers = error.headers + [("Content-Type", Self.htmlType), ("DataServiceVersion", "1.0;"), ("Cache-Control", "no-cache"),
                                        ("X-Content-Type-Options", "nosniff"), ("Vary", "Accept"),
                                        ("Content-Security-Policy", Self.htmlSecurityPolicy)]
-        headers.removeAll { $0.0 == "Allow" && error.status != 405 }
         return HTTPResponse(status: error.status, headers: headers, body: body)
     }
 

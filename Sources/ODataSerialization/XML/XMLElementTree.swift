@@ -63,7 +63,7 @@ struct XMLElementTree: Sendable {
         for marker in ["<!DOCTYPE", "<!ENTITY"] {
             let needle = Array(marker.utf8)
             if body.count >= needle.count {
-                for start in 0...(body.count - needle.count) where body[start] == needle[0] && Array(body[start..<start + needle.count]) == needle {
+                for start in 0...(body.count - needle.count) where body[start] == needle[0] && body[start..<start + needle.count].elementsEqual(needle) {
                     return true
                 }
             }
