@@ -118,4 +118,20 @@ import FoundationXML
         let xmlError = try send("POST", "Person", "<entry")
         #expect(xmlError.status == 400 && xmlError.header("Content-Type")?.hasPrefix("application/xml") == true)
     }
+
+    @Test func atomEntriesTakeTheSameWayThroughABatch() throws {
+        let atom = ["Content-Type": "application/atom+xml;type=entry", "Accept": "application/atom+xml"]
+        let ownership = Self.entry(type: "PersonCar", properties: #"<d:createStamp m:type="Edm.DateTime">2010-01-01T00:00:00</d:createStamp>"#,
+                                   links: #"<link rel="\#(Self.related)Car" href="Car(7)"/>"#)
+        let body = BatchTests.body([[
+            BatchTests.Operation(method: "POST", uri: "Person", body: Self.person, contentID: "1", headers: atom),
+            BatchTests.Operation(method: "POST", uri: "$1/PersonCar", body: ownership, contentID: "2", headers: atom),
+        ]])
+        let response = try gateway.send("POST", "$batch", text: body, headers: ["Content-Type": "multipart/mixed; boundary=batch_test"])
+        #expect(response.status == 202, "\(response.text)")
+        #expect(response.text.components(separatedBy: "HTTP/1.1 201").count == 3, "\(response.text)")
+        #expect(response.text.contains("application/atom+xml;type=entry"))
+        let cars = try #require(try gateway.get("Person(61)/PersonCar?$expand=Car").d() as? [[String: Any]])
+        #expect((cars.first?["Car"] as? [String: Any])?["carID"] as? Int == 7)
+    }
 }

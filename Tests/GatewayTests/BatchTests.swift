@@ -25,9 +25,10 @@ import Testing
         var text = "Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n"
         if let id = operation.contentID { text += "Content-ID: \(id)\r\n" }
         text += "\r\n\(operation.method) \(operation.uri) HTTP/1.1\r\n"
-        for (name, value) in operation.headers { text += "\(name): \(value)\r\n" }
+        for (name, value) in operation.headers where name != "Content-Type" { text += "\(name): \(value)\r\n" }
         if let body = operation.body {
-            text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)\r\n"
+            let type = operation.headers["Content-Type"] ?? "application/json"
+            text += "Content-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)\r\n"
         } else {
             text += "\r\n"
         }
