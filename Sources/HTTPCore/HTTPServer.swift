@@ -1,8 +1,9 @@
 // Unsafe code, on purpose, and only here in the HTTP layers: this is the C boundary with
 // libmicrohttpd and the threads' own storage. What is unsafe, and what keeps it sound:
 // - libmicrohttpd's callbacks receive our objects as opaque pointers, lent unretained
-//   (`_withUnsafeGuaranteedRef`): the server outlives its daemons, and a connection's
-//   `RequestState` is retained from the connection's start to its end (`connectionNotifier`);
+//   (`_withUnsafeGuaranteedRef`), since the server, or the connection for its `RequestState`
+//   (retained from its start to its end, `connectionNotifier`), holds them for as long as
+//   libmicrohttpd may call back with them;
 // - C memory arrives as raw pointers, read only within the callback that passed it, with the
 //   lengths libmicrohttpd gives; a response's body is lent to libmicrohttpd with a retained
 //   owner (`LentBody`) that is released in libmicrohttpd's free callback, never before;
