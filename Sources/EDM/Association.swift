@@ -4,9 +4,9 @@ public final class Association: @unchecked Sendable {
     public let qualifiedName: String
     public let principalRole: String
     public let dependentRole: String
-    /// Unowned(unsafe): the model owns its types (see `EntityType.entitySet`).
-    public unowned(unsafe) let principal: EntityType
-    public unowned(unsafe) let dependent: EntityType
+    /// Unowned: the model owns its types (see `EntityType.entitySet`).
+    public unowned let principal: EntityType
+    public unowned let dependent: EntityType
     public let principalMultiplicity: String
     public let dependentMultiplicity: String
     public let foreignKey: ForeignKey

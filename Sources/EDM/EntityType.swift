@@ -11,19 +11,18 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     public let concurrencyProperties: [Property]
     /// Foreign-key columns that are not properties, after the properties in column order.
     // The `var`s of the model are set while `ModelLoader` links it and only read afterwards.
-    // `columnCount` reads this one for every entity written (its ETag's digest), where the
-    // runtime's exclusivity check cost about 100 instructions an entity (callgrind).
-    @exclusivity(unchecked) public internal(set) var hiddenColumns: [HiddenColumn] = []
+    // `columnCount` reads this one for every entity written (its ETag's digest), with the
+    // runtime's exclusivity check: about 75 instructions a call (callgrind).
+    public internal(set) var hiddenColumns: [HiddenColumn] = []
     public internal(set) var navigationProperties: [NavigationProperty] = []
     /// Its position in `EntityModel.entityTypes`: what is kept per type can sit in an array
     /// and be found without hashing. A `let`: another module's read of a `var` calls the runtime's
     /// exclusivity check.
     public let index: Int
-    /// The one entity set whose entities are of this type. Unowned(unsafe) like every
-    /// back-reference in the model: the `EntityModel` owns all its elements, and a weak or
-    /// checked reference would cost atomic reference counting, shared by all worker threads,
-    /// on every request.
-    public internal(set) unowned(unsafe) var entitySet: EntitySet?
+    /// The one entity set whose entities are of this type. Unowned like every back-reference in
+    /// the model: the `EntityModel` owns all its elements, and strong references both ways would
+    /// keep a model alive forever.
+    public internal(set) unowned var entitySet: EntitySet?
 
     private let propertiesByName: [String: Property]
     internal var navigationByName: [String: NavigationProperty] = [:]

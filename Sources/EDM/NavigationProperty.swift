@@ -5,11 +5,11 @@ public final class NavigationProperty: @unchecked Sendable {
     public let relationship: String
     public let fromRole: String
     public let toRole: String
-    /// Unowned(unsafe): the model owns its types (see `EntityType.entitySet`). All `let`s:
+    /// Unowned: the model owns its types (see `EntityType.entitySet`). All `let`s:
     /// responses read them for every entity written, and another module's read of a `var` runs
     /// the runtime's exclusivity check each time.
-    public unowned(unsafe) let source: EntityType
-    public unowned(unsafe) let target: EntityType
+    public unowned let source: EntityType
+    public unowned let target: EntityType
     /// "1", "0..1" or "*" at the target end.
     public let targetMultiplicity: String
     public let association: Association

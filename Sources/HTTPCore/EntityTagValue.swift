@@ -16,32 +16,23 @@ public enum EntityTagValue: Sendable, Equatable {
         case .text(let text):
             text
         case .weak(let value):
-            String(unsafeUninitializedCapacity: Self.weakTagLength) { buffer in
-                Self.writeWeakTag(of: value, to: buffer.baseAddress!)
-                return Self.weakTagLength
-            }
+            Self.weakTag(of: value)
         }
     }
 
-    /// Lends the header value as a C string.
-    func withCString<Result>(_ body: (UnsafePointer<CChar>) -> Result) -> Result {
-        switch self {
-        case .text(let text):
-            return text.withCString(body)
-        case .weak(let value):
-            // The tag and a NUL, on the stack.
-            let length = Self.weakTagLength
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 1) { buffer in
-                Self.writeWeakTag(of: value, to: buffer.baseAddress!)
-                buffer[length] = 0
-                return UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: length + 1, body)
-            }
+    private static func weakTag(of value: UInt64) -> String {
+        var bytes = [UInt8](repeating: 0, count: weakTagLength)
+        do {
+            var out = bytes.mutableSpan
+            writeWeakTag(of: value, to: &out)
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Writes the `weakTagLength` bytes of `W/"<digits>"` for `value` at `out`, the most
-    /// significant digit first.
-    private static func writeWeakTag(of value: UInt64, to out: UnsafeMutablePointer<UInt8>) {
+    /// Writes the `weakTagLength` bytes of `W/"<digits>"` for `value` at the start of `out`, the
+    /// most significant digit first (`HTTPServer` writes them on the stack, as a header field).
+    static func writeWeakTag(of value: UInt64, to out: inout MutableSpan<UInt8>) {
+        precondition(out.count >= weakTagLength, "no room for a weak tag")
         out[0] = UInt8(ascii: "W")
         out[1] = UInt8(ascii: "/")
         out[2] = UInt8(ascii: "\"")

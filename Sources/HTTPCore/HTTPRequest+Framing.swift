@@ -69,9 +69,10 @@ public enum FramingViolation: Sendable, Equatable {
 /// value (its line end and the empty line); anything else is a value cut short, or a folded
 /// field (which libmicrohttpd moves). Checked by those addresses, a few comparisons a field.
 /// A NUL right before a bare LF leaves the same bytes as a CR LF and cannot be told from one.
+/// It compares addresses only (`Int(bitPattern:)` of libmicrohttpd's pointers) and reads nothing.
 struct HeadCheck {
-    /// Where the previous field's value ended in libmicrohttpd's buffer.
-    private var previousValueEnd: UnsafeRawPointer?
+    /// The address where the previous field's value ended in libmicrohttpd's buffer.
+    private var previousValueEnd: Int?
     private(set) var fieldMalformed = false
 
     /// Whether libmicrohttpd keeps fields where it parsed them, as the check above needs:
@@ -88,8 +89,8 @@ struct HeadCheck {
         fieldMalformed = false
     }
 
-    /// Takes the next field's name and value as libmicrohttpd holds them.
-    mutating func see(name: UnsafeRawPointer, value: UnsafeRawPointer?, valueCount: Int) {
+    /// Takes the next field's name and value by the addresses where libmicrohttpd holds them.
+    mutating func see(name: Int, value: Int?, valueCount: Int) {
         if let end = previousValueEnd {
             let gap = name - end
             if gap != 1 && gap != 2 { fieldMalformed = true }
@@ -97,8 +98,8 @@ struct HeadCheck {
         previousValueEnd = value.map { $0 + valueCount }
     }
 
-    /// Ends the fields of a head that starts at `start` and is `size` bytes long.
-    mutating func end(headStart: UnsafeRawPointer, size: Int) {
+    /// Ends the fields of a head that starts at address `headStart` and is `size` bytes long.
+    mutating func end(headStart: Int, size: Int) {
         guard let end = previousValueEnd else { return }
         let gap = headStart + size - end
         if gap < 2 || gap > 4 { fieldMalformed = true }
@@ -155,19 +156,20 @@ struct FieldFraming {
 
 extension HTTPServer {
     /// The violation of the head libmicrohttpd just parsed, if any: `fields` are its checks of
-    /// the fields, `head` the placement check, `version` the request's HTTP version.
-    func framingViolation(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+    /// the fields, `head` the placement check, `headStart` the address where the head begins
+    /// (its method), `isHTTP11` whether the request's version is HTTP/1.1.
+    func framingViolation(_ connection: OpaquePointer, headStart: Int?, isHTTP11: @autoclosure () -> Bool,
                           fields: FieldFraming, head: inout HeadCheck) -> FramingViolation? {
         if let violation = fields.violation { return violation }
         let size = cmhd_request_header_size(connection)
-        if HeadCheck.checksPlacement, let method {
-            head.end(headStart: UnsafeRawPointer(method), size: size)
+        if HeadCheck.checksPlacement, let headStart {
+            head.end(headStart: headStart, size: size)
             if head.fieldMalformed { return .malformedField }
         }
         if size > configuration.maxHeadSize || fields.count > configuration.maxHeaderFields {
             return .headTooLarge(maxBytes: configuration.maxHeadSize, maxFields: configuration.maxHeaderFields)
         }
-        if !fields.hasHost, let version, strcmp(version, "HTTP/1.1") == 0 { return .missingHost }
+        if !fields.hasHost, isHTTP11() { return .missingHost }
         return nil
     }
 }

@@ -37,7 +37,7 @@ public struct HTTPRequest: Sendable {
         self.targetBytes = targetBytes
         self.headerFields = headerFields
         self.body = body
-        pathLength = targetBytes.withUnsafeBufferPointer { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) } ?? targetBytes.count
+        pathLength = targetBytes.firstIndex(of: UInt8(ascii: "?")) ?? targetBytes.count
         self.knownFields = knownFields
     }
 
@@ -97,12 +97,10 @@ public struct HTTPRequest: Sendable {
     public func pathIsBelow(_ root: String) -> Bool {
         let rootLength = root.utf8.count
         guard pathLength >= rootLength else { return false }
-        return targetBytes.withUnsafeBufferPointer { path in
-            let below = root.utf8.withContiguousStorageIfAvailable { wanted in
-                rootLength == 0 || memcmp(path.baseAddress!, wanted.baseAddress!, rootLength) == 0
-            } ?? path.starts(with: root.utf8)
-            return below && (pathLength == rootLength || path[rootLength] == UInt8(ascii: "/"))
-        }
+        let path = targetBytes.span
+        let wanted = root.utf8.span
+        for index in 0..<rootLength where path[index] != wanted[index] { return false }
+        return pathLength == rootLength || path[rootLength] == UInt8(ascii: "/")
     }
 
     /// The length of the path in bytes: up to the first `?`, or the whole target.

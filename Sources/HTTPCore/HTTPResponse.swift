@@ -101,8 +101,3 @@ extension HTTPResponse {
     }
 }
 
-/// A body in storage of its own (a serializer's buffer), which the server lends to
-/// libmicrohttpd as it is. The storage must not change, and stays alive as long as the object.
-public protocol LentBody: AnyObject, Sendable {
-    var bytes: UnsafeBufferPointer<UInt8> { get }
-}

@@ -1,10 +1,23 @@
-// Unsafe code, on purpose: this is the C boundary with libmicrohttpd. Its callbacks receive
-// our objects as opaque pointers (lent unretained, since the connection or the server holds
-// them), and C memory as raw pointers; `RequestState` skips the runtime's exclusivity checks
-// because one thread at a time uses it (see there).
+// Unsafe code, on purpose, and only here in the HTTP layers: this is the C boundary with
+// libmicrohttpd and the threads' own storage. What is unsafe, and what keeps it sound:
+// - libmicrohttpd's callbacks receive our objects as opaque pointers, lent unretained
+//   (`_withUnsafeGuaranteedRef`), since the server, or the connection for its `RequestState`
+//   (retained from its start to its end, `connectionNotifier`), holds them for as long as
+//   libmicrohttpd may call back with them;
+// - C memory arrives as raw pointers, read only within the callback that passed it, with the
+//   lengths libmicrohttpd gives; a response's body is lent to libmicrohttpd with a retained
+//   owner (`LentBody`) that is released in libmicrohttpd's free callback, never before;
+// - `RequestState` skips the runtime's exclusivity checks because one thread at a time uses it
+//   (see there);
+// - `ThreadLocal` keeps each thread's value retained in its pthread key until the thread ends.
+// The types the rest of the server shares (`HTTPRequest`, `HTTPResponse`, `EntityTagValue`,
+// `ASCIICase`, the framing checks) are safe Swift: they get copies, spans and addresses as
+// integers from here.
 import CMicroHTTPD
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An HTTP/1.1 server on libmicrohttpd: worker threads (a libmicrohttpd daemon each), each
@@ -376,10 +389,10 @@ final class RequestState {
             }
             if same { return }
             receivedFields[index] = (name.count, Array(name) + Array(value))
-            headerFields[index] = (ASCIICase.lowercased(name.assumingMemoryBound(to: UInt8.self)), String(decoding: value, as: UTF8.self))
+            headerFields[index] = (ASCIICase.lowercased(name.assumingMemoryBound(to: UInt8.self).span), String(decoding: value, as: UTF8.self))
         } else {
             receivedFields.append((name.count, Array(name) + Array(value)))
-            headerFields.append((ASCIICase.lowercased(name.assumingMemoryBound(to: UInt8.self)), String(decoding: value, as: UTF8.self)))
+            headerFields.append((ASCIICase.lowercased(name.assumingMemoryBound(to: UInt8.self).span), String(decoding: value, as: UTF8.self)))
         }
         fieldsChanged = true
     }
@@ -486,7 +499,7 @@ private let headerCollector: MHD_KeyValueIteratorN = { context, _, key, keySize,
     guard let context, let key else { return MHD_Result.YES }
     // With the lengths libmicrohttpd already knows: String(cString:) measured each string first.
     Unmanaged<RequestState>.fromOpaque(context)._withUnsafeGuaranteedRef { state in
-        state.headCheck.see(name: UnsafeRawPointer(key), value: value.map(UnsafeRawPointer.init), valueCount: valueSize)
+        state.headCheck.see(name: Int(bitPattern: key), value: value.map { Int(bitPattern: $0) }, valueCount: valueSize)
         state.collect(name: UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize),
                       value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
     }
@@ -519,7 +532,8 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
         state.headCheck.begin()
         MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, headerCollector, pointer)
         state.fieldsCollected(for: server)
-        if let violation = server.framingViolation(connection, method: method, version: version,
+        if let violation = server.framingViolation(connection, headStart: method.map { Int(bitPattern: $0) },
+                                                   isHTTP11: version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false,
                                                    fields: state.fieldFraming, head: &state.headCheck) {
             return server.refuse(connection, violation, state.request(method: methodName(method), clientAddress: server.clientAddress(connection),
                                                                       condition: .framing(violation)), state)
@@ -572,4 +586,82 @@ private func access(_ server: HTTPServer, _ connection: OpaquePointer, _ method:
 private func methodName(_ method: UnsafePointer<CChar>?) -> String {
     guard let method else { return "GET" }
     return strcmp(method, "GET") == 0 ? "GET" : String(cString: method)
+}
+
+/// A body in storage of its own (a serializer's buffer), which the server lends to
+/// libmicrohttpd as it is. The storage must not change, and stays alive as long as the object.
+public protocol LentBody: AnyObject, Sendable {
+    var bytes: UnsafeBufferPointer<UInt8> { get }
+}
+
+extension EntityTagValue {
+    /// Lends the header value as a C string, a weak tag's written on the stack.
+    func withCString<Result>(_ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        switch self {
+        case .text(let text):
+            return text.withCString(body)
+        case .weak(let value):
+            // The tag and a NUL.
+            let length = Self.weakTagLength
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 1) { buffer in
+                do {
+                    var out = buffer.mutableSpan
+                    Self.writeWeakTag(of: value, to: &out)
+                }
+                buffer[length] = 0
+                return UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: length + 1, body)
+            }
+        }
+    }
+}
+
+/// A value per thread, created on first use in that thread and released when the thread ends.
+/// The service keeps each server thread's `WorkerContext` this way.
+public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
+    /// A `let`: `get` runs on every request, and a `var` of a class costs a runtime exclusivity
+    /// check on each read.
+    private let key: pthread_key_t
+    private let make: () -> Value
+
+    public init(_ make: @escaping () -> Value) {
+        self.make = make
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            // Runs when a thread that holds a value exits.
+            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+        }
+        self.key = key
+    }
+
+    deinit {
+        // pthread_key_delete drops values without running their destructor, so an owner must
+        // outlive the threads that use it (a server stops its threads first); its own value on
+        // this thread is released here rather than dropped.
+        if let pointer = pthread_getspecific(key) {
+            pthread_setspecific(key, nil)
+            Unmanaged<Value>.fromOpaque(pointer).release()
+        }
+        pthread_key_delete(key)
+    }
+
+    /// `body` with the calling thread's value, lent without a retain: the thread's slot holds it
+    /// until the thread ends, and only this thread could replace it. For what a request does
+    /// with the value and lets go of: `get()` hands out a reference of its own, a retain and
+    /// release each time.
+    @inline(__always)
+    public func withValue<Result>(_ body: (Value) throws -> Result) rethrows -> Result {
+        if let pointer = pthread_getspecific(key) {
+            return try Unmanaged<Value>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+        }
+        return try body(get())
+    }
+
+    public func get() -> Value {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Value>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let value = make()
+        pthread_setspecific(key, Unmanaged.passRetained(value).toOpaque())
+        return value
+    }
 }

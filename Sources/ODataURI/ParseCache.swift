@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Parsed request targets, for one thread, each kept with what later layers derive from its
 /// parse (the gateway keeps the SQL built for it, see `QueryMemo`). Parsing is a pure function of
 /// the model, the limits and the text, and clients repeat their requests (a list page, a search),
@@ -40,11 +34,11 @@ public final class ParseCache<Derived> {
         }
 
         /// Whether `bytes` are this entry's target, byte for byte.
-        @inlinable func isTarget(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        @inlinable func isTarget(_ bytes: Span<UInt8>) -> Bool {
             guard target.utf8.count == bytes.count else { return false }
-            return target.utf8.withContiguousStorageIfAvailable { kept in
-                kept.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, kept.count) == 0
-            } ?? target.utf8.elementsEqual(bytes)
+            let kept = target.utf8.span
+            for index in kept.indices where kept[index] != bytes[index] { return false }
+            return true
         }
     }
 
@@ -62,35 +56,27 @@ public final class ParseCache<Derived> {
 
     /// How targets are fingerprinted for `byTarget`; a test gives every target one fingerprint
     /// to see that each is still found by its own bytes.
-    @usableFromInline let fingerprint: (UnsafeRawBufferPointer) -> UInt64
+    @usableFromInline let fingerprint: (Span<UInt8>) -> UInt64
 
     public init(capacity: Int = 1024, longestTarget: Int = 1024,
-                fingerprint: @escaping (UnsafeRawBufferPointer) -> UInt64 = TargetFingerprint.of) {
+                fingerprint: @escaping (Span<UInt8>) -> UInt64 = TargetFingerprint.of) {
         self.capacity = capacity
         self.longestTarget = longestTarget
         self.fingerprint = fingerprint
         byTarget = TargetTable(capacity: capacity)
     }
 
-    deinit { byTarget.deallocate() }
-
     /// The entry of `target`, from the cache, or made by `parse` and `derive`.
     @inlinable public func entry(for target: String, parse: () throws(URIError) -> UriInfo,
                                  derive: (UriInfo) -> Derived) throws(URIError) -> Entry {
-        var storage = target
-        let found = storage.withUTF8 { bytes in
-            Result { () throws(URIError) in
-                try entry(for: UnsafeRawBufferPointer(bytes), text: { target }, parse: parse, derive: derive)
-            }
-        }
-        return try found.get()
+        try entry(for: target.utf8.span, text: { target }, parse: parse, derive: derive)
     }
 
     /// The entry of the target whose bytes are `bytes`, from the cache, or made by `parse` and
     /// `derive`; `text` gives the target as a String, which only a target not seen before needs.
     /// A target whose bytes are not UTF-8 is refused (400) before `text` could repair them: a
     /// raw 0xFF in a `$filter` literal would otherwise become U+FFFD and match nothing.
-    @inlinable public func entry(for bytes: UnsafeRawBufferPointer, text: () -> String, parse: () throws(URIError) -> UriInfo,
+    @inlinable public func entry(for bytes: Span<UInt8>, text: () -> String, parse: () throws(URIError) -> UriInfo,
                                  derive: (UriInfo) -> Derived) throws(URIError) -> Entry {
         guard bytes.count <= longestTarget else {
             try Self.requireUTF8(bytes)
@@ -123,8 +109,8 @@ public final class ParseCache<Derived> {
         return entry
     }
 
-    @usableFromInline static func requireUTF8(_ bytes: UnsafeRawBufferPointer) throws(URIError) {
-        guard String(validating: bytes, as: UTF8.self) == nil else { return }
+    @usableFromInline static func requireUTF8(_ bytes: Span<UInt8>) throws(URIError) {
+        guard (try? UTF8Span(validating: bytes)) == nil else { return }
         throw .badRequest("the request target is not valid UTF-8; percent-encode its characters as UTF-8")
     }
 
@@ -149,11 +135,10 @@ extension ParseCache where Derived == Void {
 /// of the fingerprint is seeded per process as every Swift dictionary's is.
 public enum TargetFingerprint {
     @inlinable public static func of(_ text: String) -> UInt64 {
-        text.utf8.withContiguousStorageIfAvailable { of(UnsafeRawBufferPointer($0)) }
-            ?? Array(text.utf8).withUnsafeBytes { of($0) }
+        of(text.utf8.span)
     }
 
-    public static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    public static func of(_ bytes: Span<UInt8>) -> UInt64 {
         let count = bytes.count
         var state = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
         func mix(_ word: UInt64) {
@@ -163,10 +148,10 @@ public enum TargetFingerprint {
         if count >= 8 {
             var offset = 0
             while offset + 8 <= count {
-                mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                mix(word(bytes, at: offset))
                 offset += 8
             }
-            if offset < count { mix(bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) }
+            if offset < count { mix(word(bytes, at: count - 8)) }
         } else {
             var tail: UInt64 = 0
             for index in 0..<count { tail |= UInt64(bytes[index]) << (8 * UInt64(index)) }
@@ -177,5 +162,13 @@ public enum TargetFingerprint {
         state ^= state >> 33
         state = state &* 0xc4ce_b9fe_1a85_ec53
         return state ^ (state >> 33)
+    }
+
+    /// The eight bytes of `bytes` at `offset`, the first the lowest (as a little-endian load).
+    @inline(__always)
+    private static func word(_ bytes: Span<UInt8>, at offset: Int) -> UInt64 {
+        var word: UInt64 = 0
+        for index in 0..<8 { word |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        return word
     }
 }

@@ -9,17 +9,6 @@ extension StringProtocol where SubSequence == Substring {
         let byte = UInt8(separator.value)
         let start = utf8.startIndex
         var pieces: [Substring] = []
-        // Scanned in the text's own bytes, which native strings keep contiguous; the view's
-        // indices are only made at the separators.
-        let scanned: Void? = utf8.withContiguousStorageIfAvailable { bytes in
-            var pieceStart = 0
-            for offset in 0..<bytes.count where bytes[offset] == byte {
-                pieces.append(self[utf8.index(start, offsetBy: pieceStart)..<utf8.index(start, offsetBy: offset)])
-                pieceStart = offset + 1
-            }
-            pieces.append(self[utf8.index(start, offsetBy: pieceStart)..<utf8.endIndex])
-        }
-        if scanned != nil { return pieces }
         var pieceStart = start
         var index = start
         while index < utf8.endIndex {

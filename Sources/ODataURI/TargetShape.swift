@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import EDM
 
 /// A request target with the values of its key predicates left out: `Person(7)?$expand=PersonCar`
@@ -21,27 +16,26 @@ import EDM
 
     @usableFromInline init(_ target: String) {
         self.target = target
-        keyRanges = Self.withBytes(of: target) { bytes in
-            // One pass over the path, byte by byte: this runs for every request.
-            var ranges: [Range<Int>] = []
-            var open: Int?
-            var percentInName = false
-            var index = 0
-            while true {
-                let byte = index < bytes.count ? bytes[index] : UInt8(ascii: "?")
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
-                    if let open, !percentInName, index - 1 > open + 1, bytes[index - 1] == UInt8(ascii: ")") {
-                        ranges.append(open + 1..<index - 1)
-                    }
-                    if byte == UInt8(ascii: "?") { break }
-                    (open, percentInName) = (nil, false)
-                } else if open == nil {
-                    if byte == UInt8(ascii: "(") { open = index } else if byte == UInt8(ascii: "%") { percentInName = true }
+        let bytes = target.utf8.span
+        // One pass over the path, byte by byte: this runs for every request.
+        var ranges: [Range<Int>] = []
+        var open: Int?
+        var percentInName = false
+        var index = 0
+        while true {
+            let byte = index < bytes.count ? bytes[index] : UInt8(ascii: "?")
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
+                if let open, !percentInName, index - 1 > open + 1, bytes[index - 1] == UInt8(ascii: ")") {
+                    ranges.append(open + 1..<index - 1)
                 }
-                index += 1
+                if byte == UInt8(ascii: "?") { break }
+                (open, percentInName) = (nil, false)
+            } else if open == nil {
+                if byte == UInt8(ascii: "(") { open = index } else if byte == UInt8(ascii: "%") { percentInName = true }
             }
-            return ranges
+            index += 1
         }
+        keyRanges = ranges
     }
 
     /// `info`, the parse of another target of this shape, with this target's keys; nil when one
@@ -58,36 +52,35 @@ import EDM
 
     /// The key of `type` in the predicate at `range`, or nil when it is not one.
     private func key(in range: Range<Int>, of type: EntityType) -> [EDMValue]? {
-        Self.withBytes(of: target) { bytes in
-            // Plain integers straight from the target's bytes: making the text a string first cost
-            // about 650 instructions per key.
-            let keys = type.keyProperties
-            if keys.count == 1, let value = KeyPredicateParser.plainInteger(bytes[range], of: keys[0].type) { return [value] }
-            let raw = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-            // The segment an error message names is left out: the full parse reports errors.
-            return try? KeyPredicateParser.parse(Substring(PercentDecoding.decode(raw[...], plusAsSpace: false)), for: type, segment: "")
-        }
+        let utf8 = target.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        let raw = Substring(utf8[start..<utf8.index(start, offsetBy: range.count)])
+        // Plain integers straight from the target's bytes: making the text a string first cost
+        // about 650 instructions per key.
+        let keys = type.keyProperties
+        if keys.count == 1, let value = KeyPredicateParser.plainInteger(raw.utf8, of: keys[0].type) { return [value] }
+        // The segment an error message names is left out: the full parse reports errors.
+        return try? KeyPredicateParser.parse(Substring(PercentDecoding.decode(raw, plusAsSpace: false)), for: type, segment: "")
     }
 
     @usableFromInline static func == (left: TargetShape, right: TargetShape) -> Bool {
         guard left.keyRanges.count == right.keyRanges.count else { return false }
-        return withBytes(of: left.target) { a in
-            withBytes(of: right.target) { b in
-                (0...left.keyRanges.count).allSatisfy { index in
-                    let (gapA, gapB) = (left.gap(index, count: a.count), right.gap(index, count: b.count))
-                    return gapA.count == gapB.count
-                        && (gapA.isEmpty || memcmp(a.baseAddress! + gapA.lowerBound, b.baseAddress! + gapB.lowerBound, gapA.count) == 0)
-                }
-            }
+        let (a, b) = (left.target.utf8.span, right.target.utf8.span)
+        for index in 0...left.keyRanges.count {
+            let (gapA, gapB) = (left.gap(index, count: a.count), right.gap(index, count: b.count))
+            guard gapA.count == gapB.count else { return false }
+            for offset in 0..<gapA.count where a[gapA.lowerBound + offset] != b[gapB.lowerBound + offset] { return false }
         }
+        return true
     }
 
     @usableFromInline func hash(into hasher: inout Hasher) {
         hasher.combine(keyRanges.count)
-        Self.withBytes(of: target) { bytes in
-            for index in 0...keyRanges.count {
-                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[gap(index, count: bytes.count)])))
-            }
+        // Each gap by its fingerprint, which reads it a word at a time; equal shapes still
+        // compare their bytes.
+        let bytes = target.utf8.span
+        for index in 0...keyRanges.count {
+            hasher.combine(TargetFingerprint.of(bytes.extracting(gap(index, count: bytes.count))))
         }
     }
 
@@ -97,11 +90,5 @@ import EDM
         let start = index == 0 ? 0 : keyRanges[index - 1].upperBound
         let end = index == keyRanges.count ? count : keyRanges[index].lowerBound
         return start..<end
-    }
-
-    /// The target's UTF-8 bytes in place (a request target is a native string: contiguous).
-    private static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        return Array(text.utf8).withUnsafeBufferPointer(body)
     }
 }

@@ -7,20 +7,20 @@
 /// Slots are at least twice the capacity, and nothing is removed but all at once (`removeAll`),
 /// so probing needs no tombstones. Where a fingerprint lands is mixed with a seed drawn for each
 /// table, so that targets chosen to share bits of their fingerprints cannot make long runs.
-/// Not thread-safe, like the cache it serves; its owner calls `deallocate`.
+/// Not thread-safe, like the cache it serves.
 @usableFromInline struct TargetTable<Element: AnyObject> {
     @usableFromInline struct Slot {
         @usableFromInline var fingerprint: UInt64
-        /// Retained by the table while it is here; nil for an empty slot.
-        @usableFromInline var element: Unmanaged<Element>?
+        /// Nil for an empty slot.
+        @usableFromInline var element: Element?
 
-        @inlinable init(fingerprint: UInt64, element: Unmanaged<Element>?) {
+        @inlinable init(fingerprint: UInt64, element: Element?) {
             self.fingerprint = fingerprint
             self.element = element
         }
     }
 
-    @usableFromInline let slots: UnsafeMutablePointer<Slot>
+    @usableFromInline var slots: [Slot]
     @usableFromInline let mask: Int
     @usableFromInline let seed: UInt64
     @usableFromInline let capacity: Int
@@ -29,8 +29,7 @@
     @usableFromInline init(capacity: Int) {
         var size = 16
         while size < 2 * capacity { size *= 2 }
-        slots = .allocate(capacity: size)
-        slots.initialize(repeating: Slot(fingerprint: 0, element: nil), count: size)
+        slots = Array(repeating: Slot(fingerprint: 0, element: nil), count: size)
         mask = size - 1
         seed = UInt64.random(in: .min ... .max)
         self.capacity = capacity
@@ -44,7 +43,7 @@
     @inlinable func element(for fingerprint: UInt64) -> Element? {
         var index = firstIndex(of: fingerprint)
         while let element = slots[index].element {
-            if slots[index].fingerprint == fingerprint { return element.takeUnretainedValue() }
+            if slots[index].fingerprint == fingerprint { return element }
             index = (index + 1) & mask
         }
         return nil
@@ -55,29 +54,22 @@
     @inlinable mutating func set(_ element: Element, for fingerprint: UInt64) {
         if count >= capacity { removeAll() }
         var index = firstIndex(of: fingerprint)
-        while let kept = slots[index].element {
+        while slots[index].element != nil {
             if slots[index].fingerprint == fingerprint {
-                kept.release()
-                slots[index].element = .passRetained(element)
+                slots[index].element = element
                 return
             }
             index = (index + 1) & mask
         }
-        slots[index] = Slot(fingerprint: fingerprint, element: .passRetained(element))
+        slots[index] = Slot(fingerprint: fingerprint, element: element)
         count += 1
     }
 
     @usableFromInline mutating func removeAll() {
-        for index in 0...mask {
-            slots[index].element?.release()
-            slots[index].element = nil
-        }
+        for index in 0...mask { slots[index].element = nil }
         count = 0
     }
 
-    @usableFromInline mutating func deallocate() {
-        removeAll()
-        slots.deinitialize(count: mask + 1)
-        slots.deallocate()
-    }
+    /// Lets go of every element now, rather than when the table goes.
+    @usableFromInline mutating func deallocate() { removeAll() }
 }

@@ -210,12 +210,11 @@ import Testing
         var texts = 0
         var parses = 0
         func cached(_ target: String) throws -> UriInfo {
-            try Array(target.utf8).withUnsafeBytes { bytes in
-                try cache.entry(for: bytes, text: { texts += 1; return target }, parse: { () throws(URIError) in
-                    parses += 1
-                    return try parse(target)
-                }, derive: { _ in }).info
-            }
+            let bytes = Array(target.utf8)
+            return try cache.entry(for: bytes.span, text: { texts += 1; return target }, parse: { () throws(URIError) in
+                parses += 1
+                return try parse(target)
+            }, derive: { _ in }).info
         }
         for _ in 0..<3 {
             #expect(try cached("Person?$top=3").options.top == 3)
@@ -235,9 +234,8 @@ import Testing
             var parses = 0
             func cached(_ bytes: [UInt8]) throws -> UriInfo {
                 let text = String(decoding: bytes, as: UTF8.self)
-                return try bytes.withUnsafeBytes { raw in
-                    try cache.entry(for: raw, text: { text }, parse: { () throws(URIError) in parses += 1; return try parse(text) }, derive: { _ in }).info
-                }
+                return try cache.entry(for: bytes.span, text: { text }, parse: { () throws(URIError) in parses += 1; return try parse(text) },
+                                       derive: { _ in }).info
             }
             for _ in 0..<2 {
                 #expect(throws: URIError.badRequest("the request target is not valid UTF-8; percent-encode its characters as UTF-8")) {

@@ -1,5 +1,5 @@
 import Foundation
-import ODataHTTP
+import HTTPCore
 import Synchronization
 import Testing
 

@@ -172,18 +172,18 @@ public final class ODataService: Sendable {
         // only for a parse: a target met before is found by its bytes, and cutting them (String
         // index arithmetic) cost about 400 instructions of every repeated request.
         let cache = worker.parseCache
-        let parsed = try request.targetBytes.withUnsafeBytes { target in
-            // Kept by the target below the root, which all of them share: shorter to fingerprint
-            // and compare, and one as short as `/Person(123)` fits in its String itself, with no
-            // storage of its own for a hit to reach.
-            let below = UnsafeRawBufferPointer(rebasing: target[root.utf8.count...])
-            return try cache.entry(for: below, text: { String(decoding: below, as: UTF8.self) }, parse: { () throws(URIError) in
-                let (path, query) = request.pathAndQuery
-                var relative = Substring(path.utf8.dropFirst(root.utf8.count))
-                if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
-                return try uriParser.parse(path: relative, query: query)
-            }, derive: { _ in QueryMemo() })
-        }
+        // Kept by the target below the root, which all of them share: shorter to fingerprint and
+        // compare, and one as short as `/Person(123)` fits in its String itself, with no storage
+        // of its own for a hit to reach.
+        let rootLength = root.utf8.count
+        let parsed = try cache.entry(for: request.targetBytes.span.extracting(droppingFirst: rootLength),
+                                     text: { String(decoding: request.targetBytes[rootLength...], as: UTF8.self) },
+                                     parse: { () throws(URIError) in
+            let (path, query) = request.pathAndQuery
+            var relative = Substring(path.utf8.dropFirst(rootLength))
+            if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
+            return try uriParser.parse(path: relative, query: query)
+        }, derive: { _ in QueryMemo() })
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
                                                              maxDataServiceVersion: request.header(.maxDataServiceVersion))
         var method = request.method

@@ -74,50 +74,47 @@ enum RequestBodyType {
     /// ASCII, and Foundation's trimming cost 23,000 instructions on every write, inside its
     /// transaction.
     static func parse(_ header: String) -> MediaType? {
-        var header = header
-        return header.withUTF8 { bytes -> MediaType? in
-            var parts: [Range<Int>] = []
-            var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ";") {
-                parts.append(trimmed(bytes, start..<index))
-                start = index + 1
-            }
-            let essence = parts[0]
-            guard let slash = bytes[essence].firstIndex(of: UInt8(ascii: "/")),
-                  isToken(bytes, essence.lowerBound..<slash), isToken(bytes, slash + 1..<essence.upperBound) else { return nil }
-            var charset: String?
-            for (offset, parameter) in parts.dropFirst().enumerated() {
-                // A `;` that ends the header is tolerated; an empty parameter between two is not.
-                if parameter.isEmpty && offset == parts.count - 2 { continue }
-                guard let equals = bytes[parameter].firstIndex(of: UInt8(ascii: "=")) else { return nil }
-                let name = trimmed(bytes, parameter.lowerBound..<equals)
-                var value = trimmed(bytes, equals + 1..<parameter.upperBound)
-                guard isToken(bytes, name) else { return nil }
-                if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""), bytes[value.upperBound - 1] == UInt8(ascii: "\"") {
-                    value = value.lowerBound + 1..<value.upperBound - 1
-                } else if !isToken(bytes, value) {
-                    return nil
-                }
-                if ASCIICase.lowercased(UnsafeBufferPointer(rebasing: bytes[name])) == "charset" {
-                    charset = ASCIICase.lowercased(UnsafeBufferPointer(rebasing: bytes[value]))
-                }
-            }
-            return MediaType(essence: ASCIICase.lowercased(UnsafeBufferPointer(rebasing: bytes[essence])), charset: charset)
+        let bytes = Array(header.utf8)
+        var parts: [Range<Int>] = []
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ";") {
+            parts.append(trimmed(bytes, start..<index))
+            start = index + 1
         }
+        let essence = parts[0]
+        guard let slash = bytes[essence].firstIndex(of: UInt8(ascii: "/")),
+              isToken(bytes, essence.lowerBound..<slash), isToken(bytes, slash + 1..<essence.upperBound) else { return nil }
+        var charset: String?
+        for (offset, parameter) in parts.dropFirst().enumerated() {
+            // A `;` that ends the header is tolerated; an empty parameter between two is not.
+            if parameter.isEmpty && offset == parts.count - 2 { continue }
+            guard let equals = bytes[parameter].firstIndex(of: UInt8(ascii: "=")) else { return nil }
+            let name = trimmed(bytes, parameter.lowerBound..<equals)
+            var value = trimmed(bytes, equals + 1..<parameter.upperBound)
+            guard isToken(bytes, name) else { return nil }
+            if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""), bytes[value.upperBound - 1] == UInt8(ascii: "\"") {
+                value = value.lowerBound + 1..<value.upperBound - 1
+            } else if !isToken(bytes, value) {
+                return nil
+            }
+            if ASCIICase.lowercased(bytes.span.extracting(name)) == "charset" {
+                charset = ASCIICase.lowercased(bytes.span.extracting(value))
+            }
+        }
+        return MediaType(essence: ASCIICase.lowercased(bytes.span.extracting(essence)), charset: charset)
     }
 
     /// The lower-cased `type/subtype` of the request's Content-Type, nil when there is none or
     /// it is empty.
     static func essence(_ request: HTTPRequest) -> String? {
-        guard var header = request.header(.contentType) else { return nil }
-        return header.withUTF8 { bytes -> String? in
-            let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
-            let range = trimmed(bytes, 0..<end)
-            return range.isEmpty ? nil : ASCIICase.lowercased(UnsafeBufferPointer(rebasing: bytes[range]))
-        }
+        guard let header = request.header(.contentType) else { return nil }
+        let bytes = Array(header.utf8)
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+        let range = trimmed(bytes, 0..<end)
+        return range.isEmpty ? nil : ASCIICase.lowercased(bytes.span.extracting(range))
     }
 
-    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+    private static func trimmed(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
         var (start, end) = (range.lowerBound, range.upperBound)
         while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
         while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
@@ -125,7 +122,7 @@ enum RequestBodyType {
     }
 
     /// An RFC 9110 token: one or more visible ASCII characters other than delimiters.
-    private static func isToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+    private static func isToken(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
         guard !range.isEmpty else { return false }
         for index in range {
             let byte = bytes[index]

@@ -1,12 +1,20 @@
-// Unsafe code, on purpose: the serializers' documents are written here through pointers into
-// storage of this file's own (`ByteBuffer`, `ReservedBytes`, `SerializedBytes`), because a
-// document is many small pieces and Array's append, with its uniqueness check and generic
-// path on each, was a tenth of the instructions of large responses. Every write and every
-// read-back is bounds-checked in release builds too (`precondition`): a wrong bound stops the
-// process instead of overwriting the heap. The rest of the serializers write through
-// `JSONWriter`, whose API takes no pointers to write to.
+// Unsafe code, on purpose, and only here among the serializers: a document is written through
+// pointers into storage of this file's own (`ByteBuffer`, `ReservedBytes`, `SerializedBytes`,
+// the thread's `SpareBlock`), because a document is many small pieces and Array's append, with
+// its uniqueness check and generic path on each, was a tenth of the instructions of large
+// responses; and text is read in place (`JSONWriter.appendEscaped`, a word at a time). What keeps
+// it sound:
+// - every write and every read-back is bounds-checked in release builds too (`precondition`):
+//   a wrong bound stops the process instead of overwriting the heap;
+// - storage has one owner at a time: the noncopyable `ByteBuffer` until `serialized()` hands it
+//   to `SerializedBytes`, which never changes it and frees it in its deinit;
+// - pointers lent to callers (`UnsafeBufferPointer` arguments, `written`) live only for the call.
+// The rest of the serializers write through `JSONWriter` and `ReservedBytes`, whose other
+// methods take arrays, Strings and ranges, not pointers.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import ODataStore
 
@@ -78,6 +86,22 @@ struct ByteBuffer: ~Copyable {
         reserve(bytes.count)
         Self.copy(bytes.count, from: base, to: pointer + count)
         count += bytes.count
+    }
+
+    @inline(__always)
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append($0) }
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// The UTF-8 of `text` as it is: for text known to need no escape.
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
     }
 
     /// Bytes already written (a range below `count`).
@@ -186,8 +210,12 @@ struct ByteBuffer: ~Copyable {
         1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
     ]
 
-    /// Puts `bytes` right before the content, in the room kept free at init.
-    mutating func prepend(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// Puts `text` right before the content, in the room kept free at init.
+    mutating func prepend(_ text: StaticString) {
+        text.withUTF8Buffer { prepend($0) }
+    }
+
+    private mutating func prepend(_ bytes: UnsafeBufferPointer<UInt8>) {
         precondition(bytes.count <= start, "no room kept for this prefix")
         start -= bytes.count
         guard let base = bytes.baseAddress else { return }
@@ -254,6 +282,17 @@ struct ReservedBytes {
         put(UnsafeBufferPointer(rebasing: bytes[range]))
     }
 
+    @inline(__always)
+    mutating func put(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { put($0) }
+    }
+
+    /// The bytes of `bytes` at `range` (a layout's fragments).
+    @inline(__always)
+    mutating func put(_ bytes: [UInt8], _ range: Range<Int>) {
+        bytes.withUnsafeBufferPointer { put($0, range) }
+    }
+
     /// Decimal digits, with a minus sign when negative.
     @inline(__always)
     mutating func putInteger(_ value: Int64) {
@@ -296,4 +335,123 @@ public final class SerializedBytes: @unchecked Sendable {
 
     /// A copy of the bytes, for callers that need an array.
     public var array: [UInt8] { Array(bytes) }
+}
+
+
+/// One block of `size` bytes per thread, kept when a buffer of that size is let go and handed to
+/// the thread's next buffer of that size instead of going back to malloc. A page of entities
+/// (`VerboseJSONSerializer.collectionDocument`) is written into such a block, and a block this
+/// large is past glibc's per-thread cache: malloc spent about 560 instructions finding one and
+/// free about 150 giving it back, on every page (`Person?$top=20`, callgrind).
+/// The server sends a response and lets it go on the thread that wrote it, so the block a page
+/// was written to is there for the next page of that thread.
+///
+/// Kept by a thread key of its own rather than in the service's `WorkerContext`: a block is let
+/// go when the server drops a response it has sent, after the request's code has returned and
+/// with no context in hand, and a response may be dropped on a thread other than its writer's
+/// (a test, a caller of `ODataService.handle`): the key gives each block to whichever thread lets
+/// it go, where a context's slot would be written by a thread it does not belong to.
+enum SpareBlock {
+    static let size = 8192
+
+    /// The thread's spare block, freed when the thread ends.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        guard pthread_key_create(&key, { free($0) }) == 0 else { fatalError("no thread-specific key left") }
+        return key
+    }()
+
+    /// The thread's spare block, or nil when it has none (its last one is still in use).
+    static func take() -> UnsafeMutablePointer<UInt8>? {
+        guard let spare = pthread_getspecific(key) else { return nil }
+        pthread_setspecific(key, nil)
+        return spare.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Keeps `block`, of `size` bytes from malloc, as the thread's spare, or frees it when the
+    /// thread has one already.
+    static func keep(_ block: UnsafeMutablePointer<UInt8>) {
+        let key = key
+        if pthread_getspecific(key) == nil, pthread_setspecific(key, block) == 0 { return }
+        free(block)
+    }
+}
+
+
+/// The writer's methods that read text in place, through pointers: the JSON escaping, which
+/// tests eight bytes at a time, and the appends of bytes lent by a caller.
+extension JSONWriter {
+    /// Appends UTF-8 text with JSON escapes, copying the runs between escapes in one go.
+    public mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        let count = utf8.count
+        var start = 0
+        var index = 0
+        // Eight bytes at a time: a word in which no byte needs an escape (nearly all of them)
+        // costs a few instructions instead of three comparisons per byte.
+        while index + 8 <= count {
+            if Self.needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                for position in index..<index + 8 where Self.needsEscape(base[position]) {
+                    flushEscaping(base, from: &start, to: position)
+                }
+            }
+            index += 8
+        }
+        // The bytes after the last whole word, tested at once with loads that overlap bytes
+        // already tested (or, below eight bytes, each other); only when one of those bytes
+        // needs an escape are they gone through one by one. Most values are shorter than a word.
+        if index < count && Self.mayNeedEscape(tailOf: UnsafeRawPointer(base), count: count) {
+            while index < count {
+                if Self.needsEscape(base[index]) { flushEscaping(base, from: &start, to: index) }
+                index += 1
+            }
+        }
+        if count > start { buffer.append(UnsafeBufferPointer(start: base + start, count: count - start)) }
+    }
+
+    /// `text`'s UTF-8 with JSON escapes.
+    public mutating func appendEscaped(_ text: String) {
+        var text = text
+        text.withUTF8 { appendEscaped($0) }
+    }
+
+    /// Whether no byte of `utf8` needs an escape, tested a word at a time as `appendEscaped`
+    /// tests them: text that passes can be copied as it is (`ReservedBytes.putStoredColumn`).
+    @inline(__always)
+    static func needsNoEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return true }
+        let count = utf8.count
+        guard count >= 4 else { return !utf8.contains { needsEscape($0) } }
+        var index = 0
+        while index + 8 <= count {
+            if needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { return false }
+            index += 8
+        }
+        return index == count || !mayNeedEscape(tailOf: UnsafeRawPointer(base), count: count)
+    }
+
+    /// Whether a byte among the last eight of the `count` at `base` (all of them, when fewer)
+    /// may need an escape; below four bytes it answers yes without looking.
+    @inline(__always)
+    private static func mayNeedEscape(tailOf base: UnsafeRawPointer, count: Int) -> Bool {
+        if count >= 8 { return needsEscape(base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) }
+        guard count >= 4 else { return true }
+        let head = UInt64(base.loadUnaligned(as: UInt32.self))
+        let tail = UInt64(base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+        return needsEscape(head | tail << 32)
+    }
+
+    /// Appends the run from `start` up to the byte at `position`, then that byte's escape.
+    private mutating func flushEscaping(_ base: UnsafePointer<UInt8>, from start: inout Int, to position: Int) {
+        if position > start { buffer.append(UnsafeBufferPointer(start: base + start, count: position - start)) }
+        escape(base[position])
+        start = position + 1
+    }
+
+    /// Appends bytes known to need no escaping.
+    public mutating func appendVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { buffer.append(utf8) }
+
+    /// Copies what was written at `range` (which lies before the current end) into `room`.
+    @inline(__always)
+    func copyWritten(_ range: Range<Int>, into room: inout ReservedBytes) { room.put(buffer.written(range)) }
 }

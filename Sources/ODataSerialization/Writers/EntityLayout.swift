@@ -1,15 +1,11 @@
-// Unsafe code, on purpose: an entity's fixed parts are kept in memory of their own and its
-// navigation properties unretained (`Unmanaged`), because arrays and retained references of a
-// class instance cost reference counting for every entity written. All of it is filled once,
-// when the layout is made, and only read afterwards.
 import EDM
 import ODataStore
 
 /// The parts of an entity type's JSON that do not depend on the row: `"name":` for each
 /// property, the type name, each navigation property's name. Built once per model, so that
-/// writing an entity copies bytes rather than escaping the same names for every row, and its
-/// field list holds no references, so the per-row loop does no reference counting.
-final class EntityLayout: @unchecked Sendable {
+/// writing an entity copies bytes rather than escaping the same names for every row.
+/// Immutable once made.
+final class EntityLayout: Sendable {
     struct Field {
         /// `,"name":` within `fragments`.
         let start: Int
@@ -19,25 +15,19 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     struct Navigation {
-        /// Retained by the layout (init and deinit) and lent with `_withUnsafeGuaranteedRef`:
-        /// taking it out of an array retained and released it for every entity written.
-        let property: Unmanaged<NavigationProperty>
+        let property: NavigationProperty
         /// `,"Nav":` within `fragments`.
         let field: Range<Int>
         /// `/Nav`, escaped, for deferred links.
         let suffix: Range<Int>
     }
 
-    /// Every fragment, back to back. Memory of its own rather than an array: reading an array
-    /// of a class instance lends it through a closure that retained and released its storage
-    /// for every entity written.
-    let fragments: UnsafeBufferPointer<UInt8>
+    /// Every fragment, back to back.
+    let fragments: [UInt8]
     /// `,"type":"Namespace.Type"`
     let typeField: Range<Int>
-    /// The properties and the navigation properties in memory of their own, like `fragments`:
-    /// looping over an array of a class instance retained and released the array per entity.
-    let properties: UnsafeBufferPointer<Field>
-    let navigations: UnsafeBufferPointer<Navigation>
+    let properties: [Field]
+    let navigations: [Navigation]
     /// For a type whose key is one Int32 (or smaller) property: that key's column and `Set(`,
     /// so that an entity's URI is written from the row without building its key literal.
     let integerKey: (column: Int, setPrefix: Range<Int>)?
@@ -68,19 +58,18 @@ final class EntityLayout: @unchecked Sendable {
             return start..<json.count
         }
         typeField = fragment { $0.raw(",\"type\":"); $0.string(type.qualifiedName) }
-        properties = Self.stored(type.properties.map { property in
+        properties = type.properties.map { property in
             let range = fragment { $0.raw(","); $0.key(property.name) }
             return Field(start: range.lowerBound, end: range.upperBound, columnIndex: property.columnIndex, type: property.type)
-        })
-        navigations = Self.stored(type.navigationProperties.map { nav in
+        }
+        navigations = type.navigationProperties.map { nav in
             let field = fragment { $0.raw(","); $0.key(nav.name) }
             let suffix = fragment { json in
                 json.byte(UInt8(ascii: "/"))
-                var name = nav.name
-                name.withUTF8 { json.appendEscaped($0) }
+                json.appendEscaped(nav.name)
             }
-            return Navigation(property: .passRetained(nav), field: field, suffix: suffix)
-        })
+            return Navigation(property: nav, field: field, suffix: suffix)
+        }
         let keys = type.keyProperties
         if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = type.entitySet {
             integerKey = (keys[0].columnIndex, fragment { $0.text(set.name); $0.byte(UInt8(ascii: "(")) })
@@ -92,37 +81,18 @@ final class EntityLayout: @unchecked Sendable {
         boundedBytesBesideURIs = 1 + typeField.count + eTag + 1
             + properties.reduce(0) { $0 + ($1.end - $1.start) + ReservedBytes.storedColumnBound }
             + navigations.reduce(0) { $0 + $1.field.count + deferredLink + $1.suffix.count } + 1
-        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: json.count)
-        _ = storage.initialize(from: json.bytes)
-        fragments = UnsafeBufferPointer(storage)
-    }
-
-    deinit {
-        navigations.forEach { $0.property.release() }
-        fragments.deallocate()
-        properties.deallocate()
-        navigations.deallocate()
-    }
-
-    private static func stored<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
-        let storage = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
-        _ = storage.initialize(from: elements)
-        return UnsafeBufferPointer(storage)
+        fragments = json.bytes
     }
 }
 
 /// The layouts of every entity type of a model.
-public final class EntityLayouts: @unchecked Sendable {
-    /// By `EntityType.index`, with the type each was built for. Held unmanaged (retained in
-    /// init, released in deinit) and lent by `withLayout`: taking a layout out of the array
-    /// retained and released it for every entity written.
-    private let layouts: [(type: ObjectIdentifier, layout: Unmanaged<EntityLayout>)]
+public final class EntityLayouts: Sendable {
+    /// By `EntityType.index`, with the type each was built for.
+    private let layouts: [(type: ObjectIdentifier, layout: EntityLayout)]
 
     public init(model: EntityModel) {
-        layouts = model.entityTypes.map { (ObjectIdentifier($0), Unmanaged.passRetained(EntityLayout($0))) }
+        layouts = model.entityTypes.map { (ObjectIdentifier($0), EntityLayout($0)) }
     }
-
-    deinit { layouts.forEach { $0.layout.release() } }
 
     @inline(__always)
     func withLayout<Entity: EntityColumns, Result>(for entity: Entity, _ body: (EntityLayout) throws -> Result) rethrows -> Result {
@@ -130,6 +100,6 @@ public final class EntityLayouts: @unchecked Sendable {
         // a layout of its own.
         let index = entity.type.index
         guard index < layouts.count, layouts[index].type == ObjectIdentifier(entity.type) else { return try body(EntityLayout(entity.type)) }
-        return try layouts[index].layout._withUnsafeGuaranteedRef(body)
+        return try body(layouts[index].layout)
     }
 }

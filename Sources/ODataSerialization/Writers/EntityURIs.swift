@@ -12,9 +12,9 @@ public final class EntityURIs: Sendable {
     let serviceRootJSON: [UInt8]
 
     public init(serviceRoot: String) {
-        var root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
+        let root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
         var escaped = JSONWriter(capacity: root.utf8.count + 8)
-        root.withUTF8 { escaped.appendEscaped($0) }
+        escaped.appendEscaped(root)
         self.serviceRoot = root
         serviceRootJSON = escaped.bytes
     }

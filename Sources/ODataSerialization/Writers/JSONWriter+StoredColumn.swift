@@ -24,9 +24,4 @@ extension JSONWriter {
         }
     }
 
-    /// Appends bytes known to need no escaping.
-    @inline(__always)
-    mutating func appendVerbatim(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
-        appendVerbatim(UnsafeBufferPointer(rebasing: bytes[range]))
-    }
 }

@@ -32,7 +32,7 @@ public struct VerboseJSONSerializer {
 
     /// `<root><Set(key)>` as JSON string content, straight from the row when the key is an
     /// integer; returns where it was written, so that deferred links can copy it.
-    private func writeEntityURI<Entity: EntityColumns>(_ entity: Entity, layout: EntityLayout, fragments: UnsafeBufferPointer<UInt8>,
+    private func writeEntityURI<Entity: EntityColumns>(_ entity: Entity, layout: EntityLayout, fragments: [UInt8],
                                                       into json: inout JSONWriter) -> Range<Int> {
         let start = json.count
         var integerKey: Int64?
@@ -41,7 +41,7 @@ public struct VerboseJSONSerializer {
         }
         if let integerKey, let setPrefix = layout.integerKey?.setPrefix {
             var room = json.reserve(rootJSON.count + setPrefix.count + 21)
-            rootJSON.withUnsafeBufferPointer { room.put($0) }
+            room.put(rootJSON)
             room.put(fragments, setPrefix)
             room.putInteger(integerKey)
             room.put(UInt8(ascii: ")"))
@@ -236,42 +236,41 @@ public struct VerboseJSONSerializer {
                 }
             }
             for navigation in layout.navigations {
-                try navigation.property._withUnsafeGuaranteedRef { nav in
-                    if let select, !select.includes(navigation: nav.name) { return }
-                    room.put(fragments, navigation.field)
-                    guard let expansion = record.expansion(of: nav) else {
-                        room.put(EntityLayout.deferredOpening)
-                        room.put(json.written(uri))
-                        room.put(fragments, navigation.suffix)
-                        room.put(EntityLayout.deferredClosing)
-                        return
-                    }
-                    json.commit(room)
-                    switch expansion {
-                    case .single(let related):
-                        if let related {
-                            try expanded(related, select: select?.child(nav.name), into: &json, written: written)
-                        } else {
-                            json.raw("null")
-                        }
-                    case .collection(let related):
-                        if version == .v2 { json.raw("{\"results\":") }
-                        try entityArray(related, select: select?.child(nav.name), into: &json, written: written)
-                        if version == .v2 { json.raw("}") }
-                    case .lent(let related):
-                        if version == .v2 { json.raw("{\"results\":") }
-                        json.raw("[")
-                        let start = json.count
-                        // Read as written: a failure to read is thrown here, and the document dropped.
-                        try related.forEach { row in
-                            if json.count > start { json.raw(",") }
-                            try entity(row, select: select?.child(nav.name), into: &json, written: nil)
-                        }
-                        json.raw("]")
-                        if version == .v2 { json.raw("}") }
-                    }
-                    room = json.reserve(bound)
+                let nav = navigation.property
+                if let select, !select.includes(navigation: nav.name) { continue }
+                room.put(fragments, navigation.field)
+                guard let expansion = record.expansion(of: nav) else {
+                    room.put(EntityLayout.deferredOpening)
+                    json.copyWritten(uri, into: &room)
+                    room.put(fragments, navigation.suffix)
+                    room.put(EntityLayout.deferredClosing)
+                    continue
                 }
+                json.commit(room)
+                switch expansion {
+                case .single(let related):
+                    if let related {
+                        try expanded(related, select: select?.child(nav.name), into: &json, written: written)
+                    } else {
+                        json.raw("null")
+                    }
+                case .collection(let related):
+                    if version == .v2 { json.raw("{\"results\":") }
+                    try entityArray(related, select: select?.child(nav.name), into: &json, written: written)
+                    if version == .v2 { json.raw("}") }
+                case .lent(let related):
+                    if version == .v2 { json.raw("{\"results\":") }
+                    json.raw("[")
+                    let start = json.count
+                    // Read as written: a failure to read is thrown here, and the document dropped.
+                    try related.forEach { row in
+                        if json.count > start { json.raw(",") }
+                        try entity(row, select: select?.child(nav.name), into: &json, written: nil)
+                    }
+                    json.raw("]")
+                    if version == .v2 { json.raw("}") }
+                }
+                room = json.reserve(bound)
             }
             room.put(UInt8(ascii: "}"))
             json.commit(room)

@@ -104,10 +104,7 @@ struct ExpressionLexer {
         let slice = scalars[start..<index]
         if slice.allSatisfy(\.isASCII) {
             // The usual name, as bytes: appending scalar by scalar cost thousands of instructions.
-            return String(unsafeUninitializedCapacity: slice.count) { buffer in
-                for (offset, scalar) in slice.enumerated() { buffer[offset] = UInt8(truncatingIfNeeded: scalar.value) }
-                return slice.count
-            }
+            return String(decoding: slice.map { UInt8(truncatingIfNeeded: $0.value) }, as: UTF8.self)
         }
         var name = String.UnicodeScalarView()
         name.append(contentsOf: slice)
