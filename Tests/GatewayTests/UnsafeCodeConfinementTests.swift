@@ -33,8 +33,33 @@ import Testing
         allowedFiles.contains(path) || allowedFolders.contains { path.hasPrefix($0) }
     }
 
+    /// A line's code: without its comment and the text of its string literals (a page's
+    /// `'unsafe-inline'` policy is text, not code).
+    static func code(of line: Substring) -> String {
+        var code = "", quoted = false, escaped = false
+        var rest = line[...]
+        while let character = rest.first {
+            rest = rest.dropFirst()
+            if quoted {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                    code.append(character)
+                }
+                continue
+            }
+            if character == "/" && rest.first == "/" { break }
+            if character == "\"" { quoted = true }
+            code.append(character)
+        }
+        return code
+    }
+
     /// `path:line: construct` for each line of a Swift file below `root` whose code (comments
-    /// left out) uses one of `constructs`, unless its file is allowed.
+    /// and string literals left out) uses one of `constructs`, unless its file is allowed.
     static func offenders(below root: URL, allowed: (String) -> Bool = isAllowed) throws -> [String] {
         let rootPath = root.standardizedFileURL.path + "/"
         guard let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
@@ -44,7 +69,7 @@ import Testing
             if allowed(path) { continue }
             let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
             for (number, line) in lines.enumerated() {
-                let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+                let code = Self.code(of: line)
                 for construct in constructs where code.contains(construct) {
                     found.append("Sources/\(path):\(number + 1): \(construct): \(line.trimmingCharacters(in: .whitespaces))")
                 }
@@ -79,6 +104,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let offending = """
             // Unmanaged in a comment is not code.
+            let policy = "style-src 'unsafe-inline'" // nor in a string
             final class Box {
                 unowned(unsafe) let owner: AnyObject
                 init(owner: AnyObject) { self.owner = owner } // withUTF8, in a comment
@@ -87,6 +113,6 @@ import Testing
         try offending.write(to: root.appendingPathComponent("Module/Box.swift"), atomically: true, encoding: .utf8)
         try offending.write(to: root.appendingPathComponent("Module/Allowed.swift"), atomically: true, encoding: .utf8)
         let found = try Self.offenders(below: root, allowed: { $0 == "Module/Allowed.swift" })
-        #expect(found == ["Sources/Module/Box.swift:3: unsafe: unowned(unsafe) let owner: AnyObject"])
+        #expect(found == ["Sources/Module/Box.swift:4: unsafe: unowned(unsafe) let owner: AnyObject"])
     }
 }
