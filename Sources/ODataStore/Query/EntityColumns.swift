@@ -14,8 +14,8 @@ public protocol LentCollection: AnyObject {
     func forEach(_ body: (EntityRow) throws -> Void) throws
 }
 
-/// What reads the collections one entity expands when its response gets to them (SQLite:
-/// `ExpansionStream`, one keyed statement per collection).
+/// What reads the collections one entity expands when its response gets to them
+/// (`ExpansionStream`, one keyed statement per collection).
 public protocol StreamedExpansions: AnyObject {
     /// The entities of `navigation` related to `source`; nil when it is not expanded this way.
     func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)?
