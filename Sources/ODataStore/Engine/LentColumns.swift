@@ -30,11 +30,14 @@ public enum StoredColumn {
 
 /// A row of lent columns (a `RowBuffer`'s), read by index: what an `EntityRow` is a view of.
 /// Valid only inside the call that lends it; every index is checked, in release builds too.
+/// Inlinable: the serializers read every column of every entity through it.
+@usableFromInline
 struct LentRow {
-    private let columns: UnsafeBufferPointer<StoredColumn>
+    @usableFromInline let columns: UnsafeBufferPointer<StoredColumn>
 
     fileprivate init(_ columns: UnsafeBufferPointer<StoredColumn>) { self.columns = columns }
 
+    @inlinable
     subscript(index: Int) -> StoredColumn {
         precondition(index >= 0 && index < columns.count, "a lent row's column is out of range")
         return columns[index]

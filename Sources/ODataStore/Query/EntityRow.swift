@@ -9,9 +9,9 @@ public struct EntityRow: EntityColumns {
     /// The whole row, read once (`SQLStatement.read(into:)`). A page's loop lends one row value
     /// for every row, over a buffer each read refills, rather than building one per row, which
     /// retained its references each time.
-    let columns: LentRow
+    @usableFromInline let columns: LentRow
     /// Where this entity's stored columns begin in the row.
-    let offset: Int
+    @usableFromInline let offset: Int
     let joined: JoinedExpansions?
     /// The collections this entity expands, read when the response gets to them (`ExpansionStream`).
     let streamed: (any StreamedExpansions)?
@@ -25,6 +25,7 @@ public struct EntityRow: EntityColumns {
         self.streamed = streamed
     }
 
+    @inlinable
     public func withColumn(_ index: Int, _ body: (StoredColumn) -> Void) {
         body(columns[offset + index])
     }
