@@ -1,6 +1,7 @@
 import EDM
 import Foundation
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// Server-driven paging: `__next` links walk a large set, every row exactly once, with
@@ -13,7 +14,7 @@ import Testing
         // 2,500 more people, with repeated last names so that ordering has ties to break.
         let database = try gateway.openDatabase()
         let person = try #require(gateway.model.entitySet(named: "Person")).entityType
-        let inserter = RowInserter(database: database)
+        let inserter = RowInserter(connection: database)
         try database.transaction {
             for n in 0..<2500 {
                 try inserter.insert(person, columns: [nil, .text("First\(n)"), .text("Last\(n % 37)"), .null, .integer(1_300_000_000_000 + Int64(n))])

@@ -17,16 +17,6 @@ public final class EntityRecord: EntityColumns {
         self.values = values
     }
 
-    /// The entity in the current row of `statement`, whose first columns are the type's stored
-    /// columns in order.
-    convenience init(type: EntityType, row statement: Statement) {
-        let columnCount = type.columnCount
-        var values: [SQLValue] = []
-        values.reserveCapacity(columnCount)
-        for column in 0..<columnCount { values.append(statement.value(at: column)) }
-        self.init(type: type, values: values)
-    }
-
     public func expansion(of navigation: NavigationProperty) -> Expansion? {
         expansions?[navigation.index]
     }
@@ -43,13 +33,7 @@ public final class EntityRecord: EntityColumns {
     public var tagDigest: UInt64 { EntityTag.digest(of: self) }
 
     public func withColumn(_ index: Int, _ body: (StoredColumn) -> Void) {
-        switch values[index] {
-        case .null: body(.null)
-        case .integer(let i): body(.integer(i))
-        case .real(let d): body(.real(d))
-        case .text(var text): text.withUTF8 { body(.text($0)) }
-        case .blob(let bytes): bytes.withUnsafeBytes { body(.blob($0)) }
-        }
+        StoredColumn.lend(values[index], body)
     }
 
     public var keyValues: [EDMValue] { type.keyProperties.map { value(of: $0) } }

@@ -5,6 +5,7 @@ import Logging
 @testable import ODataHTTP
 import ODataSerialization
 import ODataStore
+import SQLiteStore
 
 /// A real gateway for one test: a fresh SQLite file seeded from a seed folder, served by the
 /// libmicrohttpd server on an ephemeral loopback port.
@@ -32,14 +33,14 @@ final class TestGateway: @unchecked Sendable {
         databasePath = directory.appendingPathComponent("test.sqlite").path
         let database = try Database(path: databasePath)
         try database.configureForService()
-        try SchemaBuilder(model: model).createSchema(in: database)
+        try SchemaBuilder(model: model, dialect: SQLiteDialect()).createSchema(in: database)
         if let seed { try SeedLoader(model: model).load(from: seed, into: database) }
 
         var configuration = ODataService.Configuration()
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .critical
-        service = ODataService(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
+        service = ODataService(model: model, store: SQLiteStore(path: databasePath), configuration: configuration, logger: logger)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.configureForODataService()
         serverConfiguration.port = 0

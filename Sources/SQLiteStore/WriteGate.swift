@@ -1,4 +1,5 @@
 import CSQLite
+import ODataStore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -216,7 +217,7 @@ public final class WriteGate: @unchecked Sendable {
             return (group, nil)
         } catch {
             try? database.cachedStatement("ROLLBACK").run()
-            return (group, error)
+            return (group, error as? SQLiteError ?? SQLiteError(code: SQLITE_ERROR, message: String(describing: error)))
         }
     }
 

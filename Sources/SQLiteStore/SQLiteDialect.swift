@@ -1,4 +1,5 @@
 import EDM
+import ODataStore
 import ODataURI
 
 /// SQLite's SQL (see `SQLDialect`): `?` parameters, `json_each` key lists, `instr`/`substr`
@@ -146,6 +147,11 @@ public struct SQLiteDialect: SQLDialect {
         default: format = "%S"
         }
         return "CAST(strftime('" + format + "', " + sql + " / 1000.0, 'unixepoch') AS INTEGER)"
+    }
+
+    /// An alias of the rowid; AUTOINCREMENT so that a deleted rowid is never reused.
+    public func identityKeyColumn(_ type: PrimitiveType) -> String {
+        "INTEGER PRIMARY KEY AUTOINCREMENT"
     }
 
     public func columnType(_ type: PrimitiveType) -> String {
