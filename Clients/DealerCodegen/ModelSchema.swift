@@ -52,7 +52,7 @@ struct ModelSchema {
 
     /// Member names the generated code uses itself; schema names that would clash are changed.
     static let reservedMemberNames: Set<String> = [
-        "metadata", "uri", "entitySet", "entitySetName", "keyPropertyNames", "init", "encode",
+        "metadata", "uri", "entitySet", "entitySetName", "keyPropertyNames", "navigationProperties", "init", "encode",
         "CodingKeys", "Type", "self", "Self",
     ]
 
@@ -63,7 +63,7 @@ struct ModelSchema {
         "ODataEntity", "ODataLiteral", "ODataPrimitive", "Codable", "Sendable", "Equatable", "Decoder",
         "Encoder", "CodingKey", "Optional", "Array", "Dictionary", "Set", "Error", "Any", "AnyObject",
         "Self", "Type", "Protocol", "Never", "Void", "Foundation", "RestConnection", "Swift", "Character",
-        "Substring", "Hashable", "CaseIterable", "RawRepresentable",
+        "Substring", "Hashable", "CaseIterable", "RawRepresentable", "Identifiable", "PartialKeyPath",
     ]
 
     init(document: CSDLDocument) {

@@ -46,11 +46,18 @@ struct SwiftModelWriter {
     private func writeStruct(_ type: ModelSchema.EntityType, into out: inout SourceText) {
         let where_ = type.entitySet.map { ", in the entity set \($0.setName)" } ?? ""
         out.line("/// \(SwiftNaming.commentText(type.qualifiedName))\(where_).")
-        let conformances = type.entitySet != nil ? "ODataEntity, Equatable" : "Codable, Sendable, Equatable"
-        out.line("public struct \(type.swiftName): \(conformances) {")
+        let identity = identity(of: type)
+        var conformances = type.entitySet != nil ? ["ODataEntity", "Hashable"] : ["Codable", "Sendable", "Hashable"]
+        if identity != nil { conformances.append("Identifiable") }
+        out.line("public struct \(type.swiftName): \(conformances.joined(separator: ", ")) {")
         if let set = type.entitySet {
             out.line("    public static let entitySet = \(set.enumName).\(SwiftNaming.escaped(set.caseName))")
             out.line("    public static var entitySetName: String { entitySet.rawValue }")
+            let names = type.navigations.map { "\\\(type.swiftName).\(SwiftNaming.escaped($0.swiftName)): \(SwiftNaming.stringLiteral($0.name))" }
+            out.line("    /// The navigation properties' names in the service, for `RestConnection.load(_:of:)`.")
+            out.line("    public static var navigationProperties: [PartialKeyPath<\(type.swiftName)>: String] {")
+            out.line("        [\(names.isEmpty ? ":" : names.joined(separator: ", "))]")
+            out.line("    }")
         }
         let keyList = type.keys.map { SwiftNaming.stringLiteral($0.name) }.joined(separator: ", ")
         out.line("    public static let keyPropertyNames: [String] = [\(keyList)]")
@@ -140,6 +147,11 @@ struct SwiftModelWriter {
         out.blank()
         out.line("    /// This entity's URI, relative to the service root.")
         out.line("    public var uri: String { Self.uri(\(arguments)) }")
+        if let identity = identity(of: type), let expression = identity.expression {
+            out.blank()
+            out.line("    /// The key, which identifies the entity in its set.")
+            out.line("    public var id: \(identity.type) { \(expression) }")
+        }
     }
 
     // MARK: Codable
@@ -190,6 +202,21 @@ struct SwiftModelWriter {
     }
 
     // MARK: Pieces
+
+    /// How a type is `Identifiable`: by its key (a composite key by its URI); nil when it has no
+    /// URI builder or a property other than the single key is already called `id`. A nil
+    /// expression means the key property is itself called `id`.
+    private func identity(of type: ModelSchema.EntityType) -> (type: String, expression: String?)? {
+        guard type.entitySet != nil, !type.keys.isEmpty,
+              type.keys.allSatisfy({ $0.mapping.keyLiteral != .unsupported }) else { return nil }
+        let named = type.properties.first { $0.swiftName == "id" }
+        if type.keys.count == 1 {
+            let key = type.keys[0]
+            if named != nil { return named?.name == key.name ? (key.mapping.swiftType, nil) : nil }
+            return (key.mapping.swiftType, SwiftNaming.escaped(key.swiftName))
+        }
+        return named == nil ? ("String", "uri") : nil
+    }
 
     private func swiftType(of property: ModelSchema.Property) -> String {
         property.mapping.swiftType + (property.nullable ? "?" : "")

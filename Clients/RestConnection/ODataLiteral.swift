@@ -21,6 +21,7 @@ extension ODataLiteralConvertible where Self: FixedWidthInteger {
     public var odataLiteralText: String { String(self) }
 }
 
+extension Int: ODataLiteralConvertible {}
 extension UInt8: ODataLiteralConvertible {}
 extension Int8: ODataLiteralConvertible {}
 extension Int16: ODataLiteralConvertible {}

@@ -68,11 +68,9 @@ extension RestConnection {
         if let cached { request.headers["If-None-Match"] = cached.etag }
         do {
             let response = try await send(request)
+            if response.statusCode == 304, let cached { return cached.response }
             lastBodies.withLock { $0.store(response, for: url) }
             return response
-        } catch where error.statusCode == 304 {
-            guard let cached else { throw error }
-            return cached.response
         } catch where error.statusCode == 404 {
             lastBodies.withLock { $0.remove(url) }
             throw error

@@ -117,7 +117,8 @@ public final class RestConnection: Sendable {
 
     // MARK: Sending
 
-    /// Sends a request and returns the response if its status is 2xx.
+    /// Sends a request and returns the response if its status is 2xx (or 304 to a request that
+    /// asked `If-None-Match`).
     ///
     /// Throws `.connectionFailed` when there is no response in time, `.accessDenied` for 401 and
     /// 403, `.httpError` for any other status (with the OData error from the body when there is
@@ -161,7 +162,9 @@ public final class RestConnection: Sendable {
             throw await fail(.unexpectedPayload(url: url, reason: "the answer is not an HTTP response"))
         }
         if let delegate { await delegate.restConnection(self, didReceive: http, for: sent) }
-        guard (200..<300).contains(http.statusCode) else {
+        // A 304 answers a conditional GET the caller asked for; it is no failure.
+        let notModified = http.statusCode == 304 && urlRequest.value(forHTTPHeaderField: "If-None-Match") != nil
+        guard (200..<300).contains(http.statusCode) || notModified else {
             let body = String(decoding: data, as: UTF8.self)
             let odataError = ODataError.decode(from: data)
             if http.statusCode == 401 || http.statusCode == 403 {
@@ -205,6 +208,13 @@ public final class RestConnection: Sendable {
 
     func makeURLRequest(_ request: RestRequest) throws(RestConnectionError) -> URLRequest {
         let url = try url(for: request.path, query: request.query)
+        if trust != .system, ownsSession, !ServerTrust.customTrustIsAvailable {
+            // Sending anyway would trust the system store instead, silently.
+            throw .invalidRequest(url: url, reason: """
+                a custom server trust (a CA file or a pinned certificate) needs Apple's Security framework; \
+                URLSession on Linux (libcurl) trusts only the system's store: add the CA there
+                """)
+        }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         var method = request.method
         var headers = defaultHeaders

@@ -35,7 +35,9 @@ import Testing
 
     @Test func carDealerModelsHaveTheRightShape() throws {
         let text = try ModelGenerator(metadata: Data(contentsOf: TestPaths.carDealerSchema), source: "x").generate()
-        #expect(text.contains("public struct Person: ODataEntity, Equatable {"))
+        #expect(text.contains("public struct Person: ODataEntity, Hashable, Identifiable {"))
+        #expect(text.contains("    public var id: Int32 { personID }\n"))
+        #expect(text.contains("        [\\Person.personCar: \"PersonCar\"]\n"))
         #expect(text.contains("    public var ssn: String?\n"))
         #expect(text.contains("    public var createDate: Date\n"))
         #expect(text.contains("    public var personCar: [PersonCar]?\n"))
@@ -66,12 +68,13 @@ import Testing
         #expect(text.contains("public var name: String\n"))
         #expect(text.contains("public var nameValue: String?\n"))
         #expect(text.contains("public var firstDay: Date?\n"))
-        #expect(text.contains("public struct DateEntity: ODataEntity, Equatable {"))
-        #expect(text.contains("public struct Contractor: ODataEntity, Equatable {"), "a derived type lives in its base type's set")
+        #expect(text.contains("public struct DateEntity: ODataEntity, Hashable, Identifiable {"))
+        #expect(text.contains("public var id: String { uri }"), "a composite key identifies by its URI")
+        #expect(text.contains("public struct Contractor: ODataEntity, Hashable"), "a derived type lives in its base type's set")
         #expect(text.contains("public var agency: String\n"))
         #expect(text.contains("private var _manager: ODataIndirect<Employee>?"), "a self-reference is stored out of line")
         #expect(text.contains("public static func uri(year: Int64, label: String, day: Date) -> String {"))
-        #expect(text.contains("public struct Orphan: Codable, Sendable, Equatable {"))
+        #expect(text.contains("public struct Orphan: Codable, Sendable, Hashable {"))
         #expect(!text.contains("static func uri(code:"), "no URI builder without an entity set")
     }
 
