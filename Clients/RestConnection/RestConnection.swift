@@ -200,7 +200,8 @@ public final class RestConnection: Sendable {
             }
             text += (text.contains("?") ? "&" : "?") + options.joined(separator: "&")
         }
-        guard let url = URL(string: text, relativeTo: baseURL)?.absoluteURL else {
+        // The empty path is the service root itself (its service document).
+        guard let url = text.isEmpty ? baseURL : URL(string: text, relativeTo: baseURL)?.absoluteURL else {
             throw .invalidRequest(url: baseURL, reason: "\"\(path)\" is not a valid relative URL")
         }
         return url
