@@ -130,7 +130,7 @@ extension RestConnection {
         try url(for: target).absoluteString
     }
 
-    private func encodeObject<Value: Encodable>(_ value: Value) throws(RestConnectionError) -> JSONObject {
+    func encodeObject<Value: Encodable>(_ value: Value) throws(RestConnectionError) -> JSONObject {
         do {
             let data = try ODataJSON.makeEncoder().encode(value)
             guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else {

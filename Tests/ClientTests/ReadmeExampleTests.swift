@@ -49,6 +49,17 @@ import Testing
         try await connection.delete(owned)                               // before Ada: it names her
         try await connection.delete(ada)
         try await connection.delete(engine)
+
+        // $batch: reads and all-or-nothing change sets in one request, each with a typed result.
+        var alice: BatchItem<Person>!
+        var twin: BatchItem<Person>!
+        try await connection.batch { batch in
+            alice = batch.get(Person.self, Person.uri(personID: 2))
+            batch.changeSet { changes in
+                twin = changes.create(Person(firstName: "Ada", lastName: "Byron", createDate: .now))
+            }
+        }
+        print(try alice.value.firstName, try twin.value.personID)        // Alice 62
         // README example ends
 
         #expect(payload.object?["lastName"] == "Samson")
@@ -56,6 +67,8 @@ import Testing
         #expect(obriens.allSatisfy { $0.lastName == "O'Brien" } && !obriens.isEmpty)
         #expect(cars.map(\.personCarID) == [1, 2])
         await #expect(throws: RestConnectionError.self) { _ = try await connection.get(ada.uri) }
+        #expect(try alice.value.firstName == "Alice")
+        #expect(try twin.value.lastName == "Byron")
     }
 
     @Test func readmeShowsTheExampleVerbatim() throws {
