@@ -33,6 +33,12 @@ struct DealerCodegenCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds reading --url may take in all.", valueName: "seconds"))
     var timeout: Double = 15
 
+    @Option(name: .customLong("access-level"), help: ArgumentHelp("public, package or internal.", valueName: "level"))
+    var accessLevel = "public"
+
+    @Option(name: .customLong("type-prefix"), help: ArgumentHelp("Put before every generated type's name (DC gives DCPerson).", valueName: "prefix"))
+    var typePrefix = ""
+
     func validate() throws {
         if (url == nil) == (file == nil) {
             throw ValidationError("give either --url or --file")
@@ -41,6 +47,12 @@ struct DealerCodegenCommand: AsyncParsableCommand {
             throw ValidationError("invalid URL: \(url) (an http or https URL with a host, and a port from 1 to 65535)")
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        guard ModelGenerator.Options.accessLevels.contains(accessLevel) else {
+            throw ValidationError("--access-level must be one of \(ModelGenerator.Options.accessLevels.joined(separator: ", "))")
+        }
+        guard typePrefix.isEmpty || (typePrefix.first!.isLetter && typePrefix.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw ValidationError("--type-prefix must be letters and digits, starting with a letter")
+        }
         if let caCert {
             guard FileManager.default.isReadableFile(atPath: caCert) else {
                 throw ValidationError("--ca-cert: cannot read \(caCert)")
@@ -70,7 +82,9 @@ struct DealerCodegenCommand: AsyncParsableCommand {
         }
         do {
             let metadata = try await source.read(through: connection)
-            let text = try ModelGenerator(metadata: metadata, source: source.name).generate()
+            var generator = try ModelGenerator(metadata: metadata, source: source.name)
+            generator.options = ModelGenerator.Options(accessLevel: accessLevel, typePrefix: typePrefix)
+            let text = try generator.generate()
             if let output {
                 do {
                     try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)

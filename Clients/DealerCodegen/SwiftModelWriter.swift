@@ -1,4 +1,6 @@
 import CSDL
+import Foundation
+import RestConnection
 
 /// Writes the Swift source for a resolved schema: an enum of entity-set names, then one
 /// Codable struct per entity type, laid out as a person would write them.
@@ -6,6 +8,8 @@ struct SwiftModelWriter {
     var schema: ModelSchema
     /// Where the metadata came from, named in the header comment.
     var source: String
+    /// The access level of every declaration.
+    var accessLevel = "public"
 
     func write() -> String {
         var out = SourceText()
@@ -27,7 +31,13 @@ struct SwiftModelWriter {
             out.blank()
             writeCodable(type, into: &out)
         }
-        return out.text
+        guard accessLevel != "public" else { return out.text }
+        // Declarations are written public; another level replaces that modifier, line by line.
+        return out.text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let indent = line.prefix { $0 == " " }
+            guard line.dropFirst(indent.count).hasPrefix("public ") else { return String(line) }
+            return indent + accessLevel + line.dropFirst(indent.count + "public".count)
+        }.joined(separator: "\n")
     }
 
     // MARK: Entity sets
@@ -94,7 +104,10 @@ struct SwiftModelWriter {
         var parameters: [String] = []
         for property in type.properties {
             var parameter = "\(SwiftNaming.escaped(property.swiftName)): \(swiftType(of: property))"
-            if property.nullable {
+            if !property.isKey, let literal = defaultLiteral(for: property) {
+                // The schema's DefaultValue: what the server would store if the property were left out.
+                parameter += " = \(literal)"
+            } else if property.nullable {
                 parameter += " = nil"
             } else if property.isKey, property.isServerGenerated, let zero = zeroLiteral(for: property) {
                 // The server assigns it on create; a new entity can leave it out.
@@ -267,6 +280,35 @@ struct SwiftModelWriter {
         case "Date": return "datetime'...'"
         case "Data": return "X'...'"
         default: return "1"
+        }
+    }
+
+    /// The schema's DefaultValue as a Swift expression of the property's type; nil when there is
+    /// none or it does not read as that type.
+    private func defaultLiteral(for property: ModelSchema.Property) -> String? {
+        guard let text = property.defaultValue else { return nil }
+        switch property.mapping.swiftType {
+        case "String":
+            return SwiftNaming.stringLiteral(text)
+        case "Bool":
+            let lowered = text.lowercased()
+            return lowered == "true" || lowered == "false" ? lowered : nil
+        case "Int8": return Int8(text).map { String($0) }
+        case "UInt8": return UInt8(text).map { String($0) }
+        case "Int16": return Int16(text).map { String($0) }
+        case "Int32": return Int32(text).map { String($0) }
+        case "Int64": return Int64(text).map { String($0) }
+        case "Double", "Float":
+            guard let value = Double(text), value.isFinite else { return nil }
+            return "\(value)"
+        case "Decimal":
+            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            return "Decimal(string: \(SwiftNaming.stringLiteral("\(value)")))!"
+        case "ODataDuration":
+            guard ODataDuration(iso8601: text) != nil else { return nil }
+            return "ODataDuration(iso8601: \(SwiftNaming.stringLiteral(text)))!"
+        default:
+            return nil
         }
     }
 
