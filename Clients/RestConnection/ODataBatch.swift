@@ -31,7 +31,7 @@ public final class ODataBatch: @unchecked Sendable {
     }
 
     private(set) var parts: [Part] = []
-    /// Where `create` and the others encode entities; set by the connection that sends the batch.
+    /// How change sets encode entities: as `RestConnection`'s typed writes do.
     private let encoder = ODataJSON.makeEncoder()
 
     public init() {}

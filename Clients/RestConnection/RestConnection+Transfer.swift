@@ -32,10 +32,12 @@ extension RestConnection {
                     TransferState.finish(state, .failure(CancellationError()))
                     return
                 }
-                task.resume()
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                let deadline = DispatchWorkItem {
                     TransferState.finish(state, .failure(URLError(.timedOut)))
                 }
+                state.withLock { $0.deadline = deadline }
+                task.resume()
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
             }
         } onCancel: {
             state.withLock { $0.cancelled = true }
@@ -50,15 +52,18 @@ struct TransferState {
     var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
     var task: URLSessionDataTask?
     var cancelled = false
+    /// Cancelled once the exchange ends, so that it does not hold the state until it would fire.
+    var deadline: DispatchWorkItem?
 
     /// Resumes the caller once; a failure also cancels the URLSession task, outside the lock,
     /// since a cancelled task calls its completion handler, which takes the lock again.
     static func finish(_ state: Locked<TransferState>, _ outcome: Result<(Data, URLResponse), any Error>) {
-        let (continuation, task) = state.withLock { state in
-            defer { state.continuation = nil; state.task = nil }
-            return (state.continuation, state.task)
+        let (continuation, task, deadline) = state.withLock { state in
+            defer { state.continuation = nil; state.task = nil; state.deadline = nil }
+            return (state.continuation, state.task, state.deadline)
         }
         guard let continuation else { return }
+        deadline?.cancel()
         if case .failure = outcome { task?.cancel() }
         continuation.resume(with: outcome)
     }

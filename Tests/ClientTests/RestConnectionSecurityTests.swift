@@ -71,6 +71,16 @@ import Testing
         #expect(server.requests.count == 3 && server.requests[2].hasPrefix("GET /CarDealer.svc/$metadata "))
     }
 
+    @Test func codegenHasADeadlineToo() throws {
+        let dribbling = try RecordingServer(byteInterval: 1)
+        defer { dribbling.close() }
+        let started = Date()
+        let result = try ProcessRunner.run(try TestPaths.executable("dealer-codegen"), ["--url", dribbling.root, "--timeout", "2"], timeout: 60)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("timed out"), "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
     @Test func dealerSaysWhatA401Means() throws {
         let server = try RecordingServer(status: "401 Unauthorized", headers: ["WWW-Authenticate": "Bearer"], body: "")
         defer { server.close() }
