@@ -41,6 +41,9 @@ public final class RestConnection: Sendable {
 
     let session: URLSession
     private let ownsSession: Bool
+    /// Why the requested trust cannot be applied; every request then fails rather than falling
+    /// back, silently, to the system's trust store.
+    private let trustProblem: String?
     private let adapter: RequestAdapter?
     private let delegateReference = Locked(WeakDelegate())
     let lastBodies = Locked(ConditionalCache())
@@ -73,15 +76,29 @@ public final class RestConnection: Sendable {
         if let session {
             self.session = session
             ownsSession = false
+            trustProblem = nil
         } else {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = timeout
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
             #if canImport(Security)
-            let delegate = trust == .system ? nil : try? ServerTrustDelegate(trust)
+            var delegate: ServerTrustDelegate?
+            var problem: String?
+            if trust != .system {
+                do {
+                    delegate = try ServerTrustDelegate(trust)
+                } catch {
+                    problem = "the certificate for the server trust cannot be read: \(error.localizedDescription)"
+                }
+            }
             self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            trustProblem = problem
             #else
             self.session = URLSession(configuration: configuration)
+            trustProblem = trust == .system ? nil : """
+                a custom server trust (a CA file or a pinned certificate) needs Apple's Security framework; \
+                URLSession on Linux (libcurl) trusts only the system's store: add the CA there
+                """
             #endif
             ownsSession = true
         }
@@ -209,12 +226,8 @@ public final class RestConnection: Sendable {
 
     func makeURLRequest(_ request: RestRequest) throws(RestConnectionError) -> URLRequest {
         let url = try url(for: request.path, query: request.query)
-        if trust != .system, ownsSession, !ServerTrust.customTrustIsAvailable {
-            // Sending anyway would trust the system store instead, silently.
-            throw .invalidRequest(url: url, reason: """
-                a custom server trust (a CA file or a pinned certificate) needs Apple's Security framework; \
-                URLSession on Linux (libcurl) trusts only the system's store: add the CA there
-                """)
+        if let trustProblem {
+            throw .invalidRequest(url: url, reason: trustProblem)
         }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         var method = request.method
