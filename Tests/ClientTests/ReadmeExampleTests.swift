@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import RestConnection
 import Testing
 @testable import Dealer
@@ -60,6 +63,17 @@ import Testing
             }
         }
         print(try alice.value.firstName, try twin.value.personID)        // Alice 62
+
+        // Credentials on every request, a deadline, your own URLSession, a request adapter.
+        let keyed = RestConnection(baseURL: serviceRoot, credentials: .bearer("KEY"), timeout: 15,
+                                   session: URLSession(configuration: .ephemeral),
+                                   adapter: { request in
+                                       var request = request
+                                       request.setValue("dealer-app/1.0", forHTTPHeaderField: "User-Agent")
+                                       return request
+                                   })
+        let first = try await keyed.get(Person.self, "Person(2)")
+        let again = try await keyed.get(Person.self, "Person(2)")        // If-None-Match: 304, last body
         // README example ends
 
         #expect(payload.object?["lastName"] == "Samson")
@@ -69,6 +83,7 @@ import Testing
         await #expect(throws: RestConnectionError.self) { _ = try await connection.get(ada.uri) }
         #expect(try alice.value.firstName == "Alice")
         #expect(try twin.value.lastName == "Byron")
+        #expect(first == again)
     }
 
     @Test func readmeShowsTheExampleVerbatim() throws {
