@@ -22,6 +22,8 @@ struct ModelGenerator {
     /// Where the document came from, for the header comment: a path or a URL.
     var source: String
     var options = Options()
+    /// `<Documentation>` texts by `Namespace.Type` and `Namespace.Type/Property`.
+    var documentation: [String: String] = [:]
 
     init(metadata: Data, source: String) throws {
         do {
@@ -29,6 +31,7 @@ struct ModelGenerator {
         } catch let error as CSDLReadError {
             throw Failure(description: "\(source) is not usable metadata: \(error)")
         }
+        documentation = DocumentationReader.read(metadata)
         self.source = source
     }
 
@@ -42,6 +45,7 @@ struct ModelGenerator {
         guard !schema.entityTypes.isEmpty else {
             throw Failure(description: "\(source) declares no entity types")
         }
-        return SwiftModelWriter(schema: schema, source: source, accessLevel: options.accessLevel).write()
+        return SwiftModelWriter(schema: schema, source: source, accessLevel: options.accessLevel,
+                                documentation: documentation).write()
     }
 }

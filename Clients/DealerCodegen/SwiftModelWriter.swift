@@ -10,6 +10,8 @@ struct SwiftModelWriter {
     var source: String
     /// The access level of every declaration.
     var accessLevel = "public"
+    /// `<Documentation>` texts by `Namespace.Type` and `Namespace.Type/Property`, as doc comments.
+    var documentation: [String: String] = [:]
 
     func write() -> String {
         var out = SourceText()
@@ -55,6 +57,10 @@ struct SwiftModelWriter {
 
     private func writeStruct(_ type: ModelSchema.EntityType, into out: inout SourceText) {
         let where_ = type.entitySet.map { ", in the entity set \($0.setName)" } ?? ""
+        if let text = documentation[type.qualifiedName] {
+            out.line("/// \(SwiftNaming.commentText(text))")
+            out.line("///")
+        }
         out.line("/// \(SwiftNaming.commentText(type.qualifiedName))\(where_).")
         let identity = identity(of: type)
         var conformances = type.entitySet != nil ? ["ODataEntity", "Hashable"] : ["Codable", "Sendable", "Hashable"]
@@ -75,10 +81,16 @@ struct SwiftModelWriter {
         out.line("    /// The `__metadata` the server sent: URI, type and ETag.")
         out.line("    public var metadata: ODataMetadata?")
         for property in type.properties {
+            if let text = documentation[type.qualifiedName + "/" + property.name] {
+                out.line("    /// \(SwiftNaming.commentText(text))")
+            }
             out.line("    /// \(comment(for: property))")
             out.line("    public var \(SwiftNaming.escaped(property.swiftName)): \(swiftType(of: property))")
         }
         for navigation in type.navigations {
+            if let text = documentation[type.qualifiedName + "/" + navigation.name] {
+                out.line("    /// \(SwiftNaming.commentText(text))")
+            }
             out.line("    /// \(comment(for: navigation))")
             if navigation.isBoxed {
                 let target = swiftType(of: navigation)

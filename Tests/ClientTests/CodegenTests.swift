@@ -87,6 +87,8 @@ import RestConnection
         #expect(text.contains("        rate: Decimal? = Decimal(string: \"12.5\")!,\n"))
         #expect(text.contains("        title: String? = \"New \\\"hire\\\"\",\n"))
         #expect(text.contains("    public var code: ODataDuration\n"))
+        #expect(text.contains("/// A day that matters. Kept by year, label and day.\n///\n/// Edge.Cases.Date, in the entity set Dates.\npublic struct DateEntity"))
+        #expect(text.contains("    /// What the day is called; */ cannot end this comment.\n    /// Key, Edm.String.\n    public var label: String\n"))
 
         generator.options = ModelGenerator.Options(accessLevel: "internal", typePrefix: "DC")
         let prefixed = try generator.generate()
