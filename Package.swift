@@ -25,7 +25,7 @@ import PackageDescription
 
 let package = Package(
     name: "CarDealer",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .executable(name: "dealer-gateway", targets: ["DealerGateway"]),
         .executable(name: "dealer", targets: ["Dealer"]),
@@ -66,7 +66,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Clients/Dealer"),
         .executableTarget(name: "DealerCodegen", dependencies: [
-            "CSDL",
+            "CSDL", "RestConnection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Clients/DealerCodegen"),
 

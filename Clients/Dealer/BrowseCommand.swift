@@ -5,7 +5,9 @@ struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browse",
         abstract: "Browse interactively: pick a person, then one of their cars, then see its maintenance.",
-        discussion: "Type a number to pick, n/p for the next or previous page of people, /text to search, b to go back, q to quit.")
+        discussion: """
+            Type a row number (the # column) or an ID shown to pick, n/p for the next or previous page             of people, /text to search, b to go back, q to quit. A failed request is shown and the             browser stays where it was.
+            """)
 
     @OptionGroup var options: DealerOptions
 
@@ -13,7 +15,6 @@ struct BrowseCommand: AsyncParsableCommand {
     var pageSize = 10
 
     func validate() throws {
-        if options.json { throw ValidationError("--json does not apply to browse") }
         if pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
     }
 

@@ -15,9 +15,13 @@ public enum EntitySet: String, CaseIterable, Sendable {
 }
 
 /// edmexampleModel.Person, in the entity set Person.
-public struct Person: ODataEntity, Equatable {
+public struct Person: ODataEntity, Hashable, Identifiable {
     public static let entitySet = EntitySet.person
     public static var entitySetName: String { entitySet.rawValue }
+    /// The navigation properties' names in the service, for `RestConnection.load(_:of:)`.
+    public static var navigationProperties: [PartialKeyPath<Person>: String] {
+        [\Person.personCar: "PersonCar"]
+    }
     public static let keyPropertyNames: [String] = ["personID"]
 
     /// The `__metadata` the server sent: URI, type and ETag.
@@ -60,6 +64,9 @@ public struct Person: ODataEntity, Equatable {
 
     /// This entity's URI, relative to the service root.
     public var uri: String { Self.uri(personID: personID) }
+
+    /// The key, which identifies the entity in its set.
+    public var id: Int32 { personID }
 }
 
 extension Person {
@@ -95,9 +102,13 @@ extension Person {
 }
 
 /// edmexampleModel.Car, in the entity set Car.
-public struct Car: ODataEntity, Equatable {
+public struct Car: ODataEntity, Hashable, Identifiable {
     public static let entitySet = EntitySet.car
     public static var entitySetName: String { entitySet.rawValue }
+    /// The navigation properties' names in the service, for `RestConnection.load(_:of:)`.
+    public static var navigationProperties: [PartialKeyPath<Car>: String] {
+        [\Car.personCar: "PersonCar"]
+    }
     public static let keyPropertyNames: [String] = ["carID"]
 
     /// The `__metadata` the server sent: URI, type and ETag.
@@ -140,6 +151,9 @@ public struct Car: ODataEntity, Equatable {
 
     /// This entity's URI, relative to the service root.
     public var uri: String { Self.uri(carID: carID) }
+
+    /// The key, which identifies the entity in its set.
+    public var id: Int32 { carID }
 }
 
 extension Car {
@@ -175,9 +189,13 @@ extension Car {
 }
 
 /// edmexampleModel.PersonCar, in the entity set PersonCar.
-public struct PersonCar: ODataEntity, Equatable {
+public struct PersonCar: ODataEntity, Hashable, Identifiable {
     public static let entitySet = EntitySet.personCar
     public static var entitySetName: String { entitySet.rawValue }
+    /// The navigation properties' names in the service, for `RestConnection.load(_:of:)`.
+    public static var navigationProperties: [PartialKeyPath<PersonCar>: String] {
+        [\PersonCar.car: "Car", \PersonCar.person: "Person", \PersonCar.personCarMaintenance: "PersonCarMaintenance"]
+    }
     public static let keyPropertyNames: [String] = ["personCarID"]
 
     /// The `__metadata` the server sent: URI, type and ETag.
@@ -216,6 +234,9 @@ public struct PersonCar: ODataEntity, Equatable {
 
     /// This entity's URI, relative to the service root.
     public var uri: String { Self.uri(personCarID: personCarID) }
+
+    /// The key, which identifies the entity in its set.
+    public var id: Int32 { personCarID }
 }
 
 extension PersonCar {
@@ -246,9 +267,13 @@ extension PersonCar {
 }
 
 /// edmexampleModel.Maintenance, in the entity set Maintenance.
-public struct Maintenance: ODataEntity, Equatable {
+public struct Maintenance: ODataEntity, Hashable, Identifiable {
     public static let entitySet = EntitySet.maintenance
     public static var entitySetName: String { entitySet.rawValue }
+    /// The navigation properties' names in the service, for `RestConnection.load(_:of:)`.
+    public static var navigationProperties: [PartialKeyPath<Maintenance>: String] {
+        [\Maintenance.personCarMaintenance: "PersonCarMaintenance"]
+    }
     public static let keyPropertyNames: [String] = ["maintenanceID"]
 
     /// The `__metadata` the server sent: URI, type and ETag.
@@ -295,6 +320,9 @@ public struct Maintenance: ODataEntity, Equatable {
 
     /// This entity's URI, relative to the service root.
     public var uri: String { Self.uri(maintenanceID: maintenanceID) }
+
+    /// The key, which identifies the entity in its set.
+    public var id: Int32 { maintenanceID }
 }
 
 extension Maintenance {
@@ -333,9 +361,13 @@ extension Maintenance {
 }
 
 /// edmexampleModel.PersonCarMaintenance, in the entity set PersonCarMaintenance.
-public struct PersonCarMaintenance: ODataEntity, Equatable {
+public struct PersonCarMaintenance: ODataEntity, Hashable, Identifiable {
     public static let entitySet = EntitySet.personCarMaintenance
     public static var entitySetName: String { entitySet.rawValue }
+    /// The navigation properties' names in the service, for `RestConnection.load(_:of:)`.
+    public static var navigationProperties: [PartialKeyPath<PersonCarMaintenance>: String] {
+        [\PersonCarMaintenance.maintenance: "Maintenance", \PersonCarMaintenance.personCar: "PersonCar"]
+    }
     public static let keyPropertyNames: [String] = ["personCarMaintenanceID"]
 
     /// The `__metadata` the server sent: URI, type and ETag.
@@ -390,6 +422,9 @@ public struct PersonCarMaintenance: ODataEntity, Equatable {
 
     /// This entity's URI, relative to the service root.
     public var uri: String { Self.uri(personCarMaintenanceID: personCarMaintenanceID) }
+
+    /// The key, which identifies the entity in its set.
+    public var id: Int32 { personCarMaintenanceID }
 }
 
 extension PersonCarMaintenance {

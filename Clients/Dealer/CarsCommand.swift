@@ -8,6 +8,7 @@ struct CarsCommand: AsyncParsableCommand {
         abstract: "List a person's cars, using Person(id)?$expand=PersonCar,PersonCar/Car.")
 
     @OptionGroup var options: DealerOptions
+    @OptionGroup var output: JSONOption
 
     @Argument(help: "The person's ID, as 'dealer people' shows it.")
     var personID: Int32
@@ -15,7 +16,7 @@ struct CarsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let (person, raw) = try await options.makeService().personWithCars(personID)
-            if options.json {
+            if output.json {
                 FileHandle.standardOutput.write(raw)
                 Terminal.print()
             } else {

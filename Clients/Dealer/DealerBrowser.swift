@@ -9,9 +9,12 @@ struct DealerBrowser {
         case maintenance(personCarID: Int32)
     }
 
-    /// What a screen offers: the screens its numbers lead to, and whether there are more pages.
+    /// What a screen offers: the screens its numbers lead to (and the IDs shown for them), how
+    /// many rows it showed, and whether there are more pages.
     private struct Offer {
         var choices: [Screen] = []
+        var ids: [Int32] = []
+        var rowsShown = 0
         var hasNextPage = false
         var hasPreviousPage = false
     }
@@ -30,10 +33,22 @@ struct DealerBrowser {
         self.pageSize = pageSize
     }
 
+    /// Runs until `q` or the end of input. A failed request is shown and the browser stays on the
+    /// screen it was on; only a failure of the very first screen ends it.
     mutating func run() async throws(DealerFailure) {
+        var current: (stack: [Screen], offer: Offer)?
         while let screen = stack.last {
-            let offer = try await show(screen)
-            guard let command = readCommand(offer, on: screen) else { return }
+            let offer: Offer
+            do {
+                offer = try await show(screen)
+            } catch {
+                guard let previous = current else { throw error }
+                Terminal.printError(error.description)
+                stack = previous.stack
+                offer = previous.offer
+            }
+            current = (stack, offer)
+            guard let command = readCommand(offer, on: stack.last!) else { return }
             switch command {
             case .quit:
                 return
@@ -43,8 +58,9 @@ struct DealerBrowser {
             case .pick(let number):
                 stack.append(offer.choices[number - 1])
             case .next, .previous:
-                guard case .people(let skip, let search) = screen else { break }
-                let moved = command == .next ? skip + pageSize : max(0, skip - pageSize)
+                guard case .people(let skip, let search) = stack.last! else { break }
+                // Forward by the rows actually shown, so none is ever passed over.
+                let moved = command == .next ? skip + offer.rowsShown : max(0, skip - pageSize)
                 stack[stack.count - 1] = .people(skip: moved, search: search)
             case .search(let text):
                 stack[stack.count - 1] = .people(skip: 0, search: text.isEmpty ? nil : text)
@@ -63,12 +79,14 @@ struct DealerBrowser {
             // Without a count, a full page may have a next one.
             let seen = skip + page.people.count
             let hasNext = page.totalCount.map { seen < $0 } ?? (page.people.count == pageSize)
-            return Offer(choices: page.people.map { .cars(personID: $0.personID) },
-                         hasNextPage: hasNext, hasPreviousPage: skip > 0)
+            return Offer(choices: page.people.map { .cars(personID: $0.personID) }, ids: page.people.map(\.personID),
+                         rowsShown: page.people.count, hasNextPage: hasNext, hasPreviousPage: skip > 0)
         case .cars(let personID):
             let (person, _) = try await service.personWithCars(personID)
             DealerViews.cars(of: person, numbered: true).forEach { Terminal.print($0) }
-            return Offer(choices: (person.personCar ?? []).map { .maintenance(personCarID: $0.personCarID) })
+            let cars = person.personCar ?? []
+            return Offer(choices: cars.map { .maintenance(personCarID: $0.personCarID) }, ids: cars.map(\.personCarID),
+                         rowsShown: cars.count)
         case .maintenance(let personCarID):
             let (personCar, _) = try await service.carWithMaintenance(personCarID)
             DealerViews.maintenance(of: personCar).forEach { Terminal.print($0) }
@@ -82,7 +100,10 @@ struct DealerBrowser {
         let onPeople: Bool
         if case .people = screen { onPeople = true } else { onPeople = false }
         var help: [String] = []
-        if !choices.isEmpty { help.append(onPeople ? "number: pick a person" : "number: pick a car") }
+        if !choices.isEmpty {
+            let range = choices.count == 1 ? "1" : "1-\(choices.count)"
+            help.append("\(range) (the # column) or an ID: pick a \(onPeople ? "person" : "car")")
+        }
         if offer.hasNextPage { help.append("n: next page") }
         if offer.hasPreviousPage { help.append("p: previous page") }
         if onPeople { help.append("/text: search") }
@@ -116,11 +137,13 @@ struct DealerBrowser {
             if onPeople, input.hasPrefix("/") {
                 return .search(String(input.dropFirst()).trimmingCharacters(in: .whitespaces))
             }
-            if let number = Int(input), (1...max(choices.count, 1)).contains(number), !choices.isEmpty {
-                return .pick(number)
+            if let number = Int(input), !choices.isEmpty {
+                if (1...choices.count).contains(number) { return .pick(number) }
+                // Not a row number: the ID column's value is understood too.
+                if let row = offer.ids.firstIndex(of: Int32(clamping: number)) { return .pick(row + 1) }
             }
             if input.isEmpty { continue }
-            let range = choices.isEmpty ? "" : "a number from 1 to \(choices.count), or "
+            let range = choices.isEmpty ? "" : "a row number from 1 to \(choices.count), an ID shown, or "
             Terminal.print("Not understood: \(input). Type \(range)one of the letters above.")
         }
     }

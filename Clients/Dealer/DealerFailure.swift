@@ -13,18 +13,16 @@ struct DealerFailure: Error, CustomStringConvertible {
         self.description = description
     }
 
-    /// The line for a failed request. `notFound` is what a 404 means for this request.
-    init(_ error: RestConnectionError, serviceRoot: URL, notFound: String? = nil) {
+    /// The line for a failed request.
+    init(_ error: RestConnectionError, serviceRoot: URL) {
         switch error {
         case .connectionFailed(_, let reason, _):
             description = "cannot reach \(serviceRoot.absoluteString): \(reason)"
-        case .httpError(_, 404, _, _) where notFound != nil:
-            description = notFound!
         case .httpError(_, let status, let odataError, _):
             let reason = HTTPURLResponse.localizedString(forStatusCode: status)
             let message = odataError.map { ": \($0.message)" } ?? ""
             description = "the service answered \(status) \(reason)\(message)"
-        case .unexpectedPayload, .invalidRequest:
+        case .unexpectedPayload, .invalidRequest, .accessDenied, .cancelled:
             description = error.description
         }
     }

@@ -11,62 +11,71 @@ struct DealerService: Sendable {
         var people: [Person]
         var totalCount: Int?
         var skip: Int
+        /// The first response's body: what `--json` prints.
         var raw: Data
     }
 
     /// People whose last or first name contains `search` (any case), `top` at a time from `skip`.
-    /// With no search and no paging, every person, through all of the server's pages.
+    /// The server may page its answer (`__next`); its pages are followed until `top` people (or,
+    /// without `top`, all of them) have arrived, so no row is ever skipped silently.
     func people(search: String?, top: Int?, skip: Int?) async throws(DealerFailure) -> PeoplePage {
-        var query: [URLQueryItem] = []
+        var query = ODataQuery()
         if let search, !search.isEmpty {
-            query.append(URLQueryItem(name: "$filter", value: DealerService.nameFilter(search)))
+            query.filter = DealerService.nameFilter(search)
         }
-        if let top { query.append(URLQueryItem(name: "$top", value: String(top))) }
-        if let skip, skip > 0 { query.append(URLQueryItem(name: "$skip", value: String(skip))) }
-        let paged = !query.isEmpty
-        if paged { query.append(URLQueryItem(name: "$inlinecount", value: "allpages")) }
+        query.top = top
+        if let skip, skip > 0 { query.skip = skip }
+        let counted = search?.isEmpty == false || top != nil || (skip ?? 0) > 0
+        if counted { query.inlineCount = true }
 
-        let response = try await send(.get(Person.entitySetName, query: query))
+        let response = try await send(.get(Person.entitySetName, query: query.items))
         var page = try decodePage(response)
         var people = page.elements
-        if !paged {
-            // The whole list: follow the server's paging to the end.
-            var seen: Set<URL> = []
-            while let next = page.nextLink, seen.insert(next).inserted {
-                page = try decodePage(try await send(.get(next.absoluteString)))
-                people += page.elements
-            }
+        let totalCount = page.totalCount
+        var seen: Set<URL> = []
+        while people.count < top ?? .max, let next = page.nextLink, seen.insert(next).inserted {
+            page = try decodePage(try await send(.get(next.absoluteString)))
+            people += page.elements
         }
-        return PeoplePage(people: people, totalCount: page.totalCount, skip: skip ?? 0, raw: response.data)
+        if let top, people.count > top { people.removeLast(people.count - top) }
+        return PeoplePage(people: people, totalCount: totalCount, skip: skip ?? 0, raw: response.data)
     }
 
     /// A person with their cars: the blog's `Person(id)?$expand=PersonCar,PersonCar/Car`.
     func personWithCars(_ personID: Int32) async throws(DealerFailure) -> (person: Person, raw: Data) {
         let path = Person.uri(personID: personID) + "?$expand=PersonCar,PersonCar/Car"
-        let response = try await send(.get(path), notFound: "no person with ID \(personID)")
+        let response = try await send(.get(path), notFound: (Person.entitySetName, "no person with ID \(personID)"))
         return (try decode(Person.self, response), response.data)
     }
 
     /// One of a person's cars with its maintenance records and the jobs they were.
     func carWithMaintenance(_ personCarID: Int32) async throws(DealerFailure) -> (personCar: PersonCar, raw: Data) {
         let path = PersonCar.uri(personCarID: personCarID) + "?$expand=Car,Person,PersonCarMaintenance/Maintenance"
-        let response = try await send(.get(path), notFound: "no PersonCar with ID \(personCarID)")
+        let response = try await send(.get(path), notFound: (PersonCar.entitySetName, "no PersonCar with ID \(personCarID)"))
         return (try decode(PersonCar.self, response), response.data)
     }
 
     /// `substringof('smi',tolower(lastName)) or substringof('smi',tolower(firstName))`.
-    static func nameFilter(_ search: String) -> String {
-        let literal = "'" + search.lowercased().replacingOccurrences(of: "'", with: "''") + "'"
-        return "substringof(\(literal),tolower(lastName)) or substringof(\(literal),tolower(firstName))"
+    static func nameFilter(_ search: String) -> ODataFilter {
+        let text = search.lowercased()
+        return ODataFilter.substringOf(text, .property("lastName").lowercased())
+            || ODataFilter.substringOf(text, .property("firstName").lowercased())
     }
 
     // MARK: Requests
 
-    private func send(_ request: RestRequest, notFound: String? = nil) async throws(DealerFailure) -> RestResponse {
+    /// Sends a request. `notFound` names the entity set a key lookup is in and what a 404 means:
+    /// it is said only when the set itself answers, so a wrong service root is not reported as a
+    /// missing person.
+    private func send(_ request: RestRequest, notFound: (entitySet: String, message: String)? = nil) async throws(DealerFailure) -> RestResponse {
         do {
             return try await connection.send(request)
         } catch {
-            throw DealerFailure(error, serviceRoot: connection.baseURL, notFound: notFound)
+            if let notFound, error.statusCode == 404,
+               (try? await connection.send(.get(notFound.entitySet, query: [URLQueryItem(name: "$top", value: "0")]))) != nil {
+                throw DealerFailure(notFound.message)
+            }
+            throw DealerFailure(error, serviceRoot: connection.baseURL)
         }
     }
 

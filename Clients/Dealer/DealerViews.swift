@@ -10,7 +10,7 @@ enum DealerViews {
         for (i, person) in page.people.enumerated() {
             table.add((numbered ? ["\(i + 1)."] : []) + [String(person.personID), DealerFormat.name(person)])
         }
-        var lines = table.render()
+        var lines = table.render(width: Terminal.columns)
         if let total = page.totalCount {
             let first = page.skip + 1
             let last = page.skip + page.people.count
@@ -34,7 +34,7 @@ enum DealerViews {
                 DealerFormat.day(personCar.car?.manufactureDate), DealerFormat.day(personCar.createStamp),
             ])
         }
-        lines += table.render()
+        lines += table.render(width: Terminal.columns)
         if !numbered {
             lines += ["", "Maintenance of a car: dealer maintenance <ID>"]
         }
@@ -61,7 +61,7 @@ enum DealerViews {
                 DealerFormat.money(record.cost), record.technician ?? "-", record.notes ?? "",
             ])
         }
-        lines += table.render()
+        lines += table.render(width: Terminal.columns)
         lines.append("")
         lines.append("\(records.count) record\(records.count == 1 ? "" : "s"), total cost \(DealerFormat.money(total)).")
         return lines

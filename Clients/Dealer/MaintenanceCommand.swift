@@ -8,6 +8,7 @@ struct MaintenanceCommand: AsyncParsableCommand {
         abstract: "List the maintenance done on a car, by the PersonCar ID 'dealer cars' shows.")
 
     @OptionGroup var options: DealerOptions
+    @OptionGroup var output: JSONOption
 
     @Argument(help: "The PersonCar ID: one car as owned by one person.")
     var personCarID: Int32
@@ -15,7 +16,7 @@ struct MaintenanceCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let (personCar, raw) = try await options.makeService().carWithMaintenance(personCarID)
-            if options.json {
+            if output.json {
                 FileHandle.standardOutput.write(raw)
                 Terminal.print()
             } else {

@@ -8,6 +8,7 @@ struct PeopleCommand: AsyncParsableCommand {
         abstract: "List people as 'lastName, firstName' with their IDs.")
 
     @OptionGroup var options: DealerOptions
+    @OptionGroup var output: JSONOption
 
     @Option(help: "Only people whose last or first name contains this text (any case).")
     var search: String?
@@ -26,7 +27,7 @@ struct PeopleCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let page = try await options.makeService().people(search: search, top: top, skip: skip)
-            if options.json {
+            if output.json {
                 FileHandle.standardOutput.write(page.raw)
                 Terminal.print()
             } else {

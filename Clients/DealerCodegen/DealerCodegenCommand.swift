@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RestConnection
 
 /// `dealer-codegen`: typed Swift models from an OData service's `$metadata`.
 @main
@@ -21,25 +22,69 @@ struct DealerCodegenCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write the Swift source here instead of to standard output.")
     var output: String?
 
+    @Option(name: .customLong("api-key"),
+            help: ArgumentHelp("An API key for --url, sent as 'Authorization: Bearer KEY' (default: DEALER_API_KEY).", valueName: "key"))
+    var apiKey: String?
+
+    @Option(name: .customLong("ca-cert"),
+            help: ArgumentHelp("Trust HTTPS servers whose certificate chains to this CA certificate (PEM), for --url.", valueName: "file"))
+    var caCert: String?
+
+    @Option(help: ArgumentHelp("Seconds reading --url may take in all.", valueName: "seconds"))
+    var timeout: Double = 15
+
+    @Option(name: .customLong("access-level"), help: ArgumentHelp("public, package or internal.", valueName: "level"))
+    var accessLevel = "public"
+
+    @Option(name: .customLong("type-prefix"), help: ArgumentHelp("Put before every generated type's name (DC gives DCPerson).", valueName: "prefix"))
+    var typePrefix = ""
+
     func validate() throws {
         if (url == nil) == (file == nil) {
             throw ValidationError("give either --url or --file")
         }
-        if let url, MetadataSource.metadataURL(forServiceRoot: url) == nil {
-            throw ValidationError("\(url) is not an http(s) URL")
+        if let url, MetadataSource.metadataURL(forServiceRoot: url) == nil || RestConnection.serviceRoot(url) == nil {
+            throw ValidationError("invalid URL: \(url) (an http or https URL with a host, and a port from 1 to 65535)")
+        }
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        guard ModelGenerator.Options.accessLevels.contains(accessLevel) else {
+            throw ValidationError("--access-level must be one of \(ModelGenerator.Options.accessLevels.joined(separator: ", "))")
+        }
+        guard typePrefix.isEmpty || (typePrefix.first!.isLetter && typePrefix.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw ValidationError("--type-prefix must be letters and digits, starting with a letter")
+        }
+        if let caCert {
+            guard FileManager.default.isReadableFile(atPath: caCert) else {
+                throw ValidationError("--ca-cert: cannot read \(caCert)")
+            }
+            guard ServerTrust.customTrustIsAvailable else {
+                throw ValidationError("""
+                    --ca-cert is not available on this platform: its URLSession (on libcurl) trusts only the \
+                    system's store. Add the CA there instead (on Debian: copy it to /usr/local/share/ca-certificates/ \
+                    as a .crt file and run update-ca-certificates).
+                    """)
+            }
         }
     }
 
     func run() async throws {
         let source: MetadataSource
+        var connection: RestConnection?
         if let file {
             source = .file(file)
         } else {
-            source = .service(MetadataSource.metadataURL(forServiceRoot: url!)!)
+            let metadataURL = MetadataSource.metadataURL(forServiceRoot: url!)!
+            source = .service(metadataURL)
+            let key = apiKey ?? ProcessInfo.processInfo.environment["DEALER_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+            let trust = caCert.map { ServerTrust.certificateAuthority(URL(fileURLWithPath: $0)) } ?? .system
+            connection = RestConnection(baseURL: metadataURL.deletingLastPathComponent(), credentials: key.map(Credentials.bearer),
+                                        trust: trust, timeout: timeout)
         }
         do {
-            let metadata = try await source.read()
-            let text = try ModelGenerator(metadata: metadata, source: source.name).generate()
+            let metadata = try await source.read(through: connection)
+            var generator = try ModelGenerator(metadata: metadata, source: source.name)
+            generator.options = ModelGenerator.Options(accessLevel: accessLevel, typePrefix: typePrefix)
+            let text = try generator.generate()
             if let output {
                 do {
                     try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)

@@ -27,8 +27,8 @@ struct EDMTypeMapping {
         case "Edm.SByte": return EDMTypeMapping(swiftType: "Int8", keyLiteral: .plain)
         case "Edm.Single": return EDMTypeMapping(swiftType: "Float", keyLiteral: .odataLiteral)
         case "Edm.String": return EDMTypeMapping(swiftType: "String", keyLiteral: .odataLiteral)
-        // Edm.Time is a duration ("PT13H20M") in V2 JSON; kept as its text.
-        case "Edm.Time": return EDMTypeMapping(swiftType: "String", keyLiteral: .unsupported)
+        // Edm.Time is a duration ("PT13H20M") in V2 JSON.
+        case "Edm.Time": return EDMTypeMapping(swiftType: "ODataDuration", keyLiteral: .odataLiteral)
         default: return EDMTypeMapping(swiftType: "JSONValue", keyLiteral: .unsupported)
         }
     }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import RestConnection
 
 /// Where `$metadata` is read from: a file, or a service (its root or the `$metadata` URL itself).
 enum MetadataSource {
@@ -28,7 +26,9 @@ enum MetadataSource {
         return url
     }
 
-    func read() async throws -> Data {
+    /// Reads the metadata: a file from disk, a service through `connection` (its credentials,
+    /// trust and deadline).
+    func read(through connection: RestConnection?) async throws -> Data {
         switch self {
         case .file(let path):
             do {
@@ -37,21 +37,18 @@ enum MetadataSource {
                 throw ModelGenerator.Failure(description: "cannot read \(path): \(MetadataSource.reason(error))")
             }
         case .service(let url):
-            var request = URLRequest(url: url, timeoutInterval: 30)
-            request.setValue("application/xml", forHTTPHeaderField: "Accept")
-            let data: Data
-            let response: URLResponse
+            guard let connection else {
+                throw ModelGenerator.Failure(description: "no connection to read \(url.absoluteString) through")
+            }
             do {
-                (data, response) = try await URLSession.shared.data(for: request)
-            } catch let error as URLError {
-                let reason = error.code == .cannotConnectToHost ? "connection refused"
-                    : error.code == .timedOut ? "timed out" : error.localizedDescription
-                throw ModelGenerator.Failure(description: "cannot reach \(url.absoluteString): \(reason)")
+                let response = try await connection.send(RestRequest(path: url.absoluteString, headers: ["Accept": "application/xml"]))
+                return response.data
+            } catch {
+                if case .connectionFailed(_, let reason, _) = error {
+                    throw ModelGenerator.Failure(description: "cannot reach \(url.absoluteString): \(reason)")
+                }
+                throw ModelGenerator.Failure(description: error.description)
             }
-            if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-                throw ModelGenerator.Failure(description: "\(url.absoluteString) answered \(http.statusCode)")
-            }
-            return data
         }
     }
 

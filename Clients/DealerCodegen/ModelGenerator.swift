@@ -8,9 +8,22 @@ struct ModelGenerator {
         var description: String
     }
 
+    /// How the generated declarations look.
+    struct Options {
+        /// The access level of every declaration: `public`, `package` or `internal`.
+        var accessLevel = "public"
+        /// Put before every type's name, for apps that would otherwise clash (`DC` gives `DCPerson`).
+        var typePrefix = ""
+
+        static let accessLevels = ["public", "package", "internal"]
+    }
+
     var document: CSDLDocument
     /// Where the document came from, for the header comment: a path or a URL.
     var source: String
+    var options = Options()
+    /// `<Documentation>` texts by `Namespace.Type` and `Namespace.Type/Property`.
+    var documentation: [String: String] = [:]
 
     init(metadata: Data, source: String) throws {
         do {
@@ -18,6 +31,7 @@ struct ModelGenerator {
         } catch let error as CSDLReadError {
             throw Failure(description: "\(source) is not usable metadata: \(error)")
         }
+        documentation = DocumentationReader.read(metadata)
         self.source = source
     }
 
@@ -27,10 +41,11 @@ struct ModelGenerator {
     }
 
     func generate() throws -> String {
-        let schema = ModelSchema(document: document)
+        let schema = ModelSchema(document: document, typePrefix: options.typePrefix)
         guard !schema.entityTypes.isEmpty else {
             throw Failure(description: "\(source) declares no entity types")
         }
-        return SwiftModelWriter(schema: schema, source: source).write()
+        return SwiftModelWriter(schema: schema, source: source, accessLevel: options.accessLevel,
+                                documentation: documentation).write()
     }
 }

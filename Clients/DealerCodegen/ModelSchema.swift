@@ -21,6 +21,8 @@ struct ModelSchema {
         /// Assigned by the server (StoreGeneratedPattern Identity or Computed): not sent in writes.
         var isServerGenerated: Bool
         var facets: [String]
+        /// The schema's `DefaultValue`, as written there.
+        var defaultValue: String?
     }
 
     struct Navigation {
@@ -52,7 +54,7 @@ struct ModelSchema {
 
     /// Member names the generated code uses itself; schema names that would clash are changed.
     static let reservedMemberNames: Set<String> = [
-        "metadata", "uri", "entitySet", "entitySetName", "keyPropertyNames", "init", "encode",
+        "metadata", "uri", "entitySet", "entitySetName", "keyPropertyNames", "navigationProperties", "init", "encode",
         "CodingKeys", "Type", "self", "Self",
     ]
 
@@ -60,13 +62,14 @@ struct ModelSchema {
     static let reservedTypeNames: Set<String> = [
         "String", "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt8", "Float", "Double", "Decimal",
         "Date", "Data", "UUID", "URL", "JSONValue", "JSONObject", "ODataMetadata", "ODataIndirect",
-        "ODataEntity", "ODataLiteral", "ODataPrimitive", "Codable", "Sendable", "Equatable", "Decoder",
+        "ODataEntity", "ODataLiteral", "ODataPrimitive", "ODataDuration", "Codable", "Sendable", "Equatable", "Decoder",
         "Encoder", "CodingKey", "Optional", "Array", "Dictionary", "Set", "Error", "Any", "AnyObject",
         "Self", "Type", "Protocol", "Never", "Void", "Foundation", "RestConnection", "Swift", "Character",
-        "Substring", "Hashable", "CaseIterable", "RawRepresentable",
+        "Substring", "Hashable", "CaseIterable", "RawRepresentable", "Identifiable", "PartialKeyPath",
     ]
 
-    init(document: CSDLDocument) {
+    /// - Parameter typePrefix: put before every generated type's name (`DC` gives `DCPerson`).
+    init(document: CSDLDocument, typePrefix: String = "") {
         let index = SchemaIndex(document: document)
         schemaNamespaces = document.schemas.map(\.namespace)
         var typeNames = NameAllocator(reserved: ModelSchema.reservedTypeNames)
@@ -75,7 +78,7 @@ struct ModelSchema {
         let containers = document.schemas.flatMap(\.entityContainers)
         var setCase: [String: (setName: String, enumName: String, caseName: String)] = [:]
         for container in containers {
-            let preferred = containers.count == 1 ? "EntitySet" : SwiftNaming.upperCamel(container.name) + "EntitySet"
+            let preferred = typePrefix + (containers.count == 1 ? "EntitySet" : SwiftNaming.upperCamel(container.name) + "EntitySet")
             let enumName = typeNames.allocate([preferred])
             var caseNames = NameAllocator(reserved: ["init", "rawValue", "allCases", "self", "Type"])
             var cases: [(swiftName: String, setName: String)] = []
@@ -93,7 +96,7 @@ struct ModelSchema {
         // Type names first, so navigation properties can refer to any type.
         var swiftTypeName: [String: String] = [:]
         for (qualified, type) in index.entityTypes {
-            let candidate = SwiftNaming.upperCamel(type.name)
+            let candidate = typePrefix + SwiftNaming.upperCamel(type.name)
             swiftTypeName[qualified] = typeNames.allocate([candidate, candidate + "Entity"])
         }
 
@@ -131,7 +134,7 @@ struct ModelSchema {
                     nullable: property.nullable && !keyNames.contains(property.name),
                     isKey: keyNames.contains(property.name),
                     isServerGenerated: generated == "Identity" || generated == "Computed",
-                    facets: ModelSchema.facets(of: property)))
+                    facets: ModelSchema.facets(of: property), defaultValue: property.defaultValue))
             }
             var navigations: [Navigation] = []
             for (_, navigation) in index.allNavigations(of: qualified) {

@@ -1,4 +1,6 @@
 import CSDL
+import Foundation
+import RestConnection
 
 /// Writes the Swift source for a resolved schema: an enum of entity-set names, then one
 /// Codable struct per entity type, laid out as a person would write them.
@@ -6,6 +8,10 @@ struct SwiftModelWriter {
     var schema: ModelSchema
     /// Where the metadata came from, named in the header comment.
     var source: String
+    /// The access level of every declaration.
+    var accessLevel = "public"
+    /// `<Documentation>` texts by `Namespace.Type` and `Namespace.Type/Property`, as doc comments.
+    var documentation: [String: String] = [:]
 
     func write() -> String {
         var out = SourceText()
@@ -27,7 +33,13 @@ struct SwiftModelWriter {
             out.blank()
             writeCodable(type, into: &out)
         }
-        return out.text
+        guard accessLevel != "public" else { return out.text }
+        // Declarations are written public; another level replaces that modifier, line by line.
+        return out.text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let indent = line.prefix { $0 == " " }
+            guard line.dropFirst(indent.count).hasPrefix("public ") else { return String(line) }
+            return indent + accessLevel + line.dropFirst(indent.count + "public".count)
+        }.joined(separator: "\n")
     }
 
     // MARK: Entity sets
@@ -45,12 +57,23 @@ struct SwiftModelWriter {
 
     private func writeStruct(_ type: ModelSchema.EntityType, into out: inout SourceText) {
         let where_ = type.entitySet.map { ", in the entity set \($0.setName)" } ?? ""
+        if let text = documentation[type.qualifiedName] {
+            out.line("/// \(SwiftNaming.commentText(text))")
+            out.line("///")
+        }
         out.line("/// \(SwiftNaming.commentText(type.qualifiedName))\(where_).")
-        let conformances = type.entitySet != nil ? "ODataEntity, Equatable" : "Codable, Sendable, Equatable"
-        out.line("public struct \(type.swiftName): \(conformances) {")
+        let identity = identity(of: type)
+        var conformances = type.entitySet != nil ? ["ODataEntity", "Hashable"] : ["Codable", "Sendable", "Hashable"]
+        if identity != nil { conformances.append("Identifiable") }
+        out.line("public struct \(type.swiftName): \(conformances.joined(separator: ", ")) {")
         if let set = type.entitySet {
             out.line("    public static let entitySet = \(set.enumName).\(SwiftNaming.escaped(set.caseName))")
             out.line("    public static var entitySetName: String { entitySet.rawValue }")
+            let names = type.navigations.map { "\\\(type.swiftName).\(SwiftNaming.escaped($0.swiftName)): \(SwiftNaming.stringLiteral($0.name))" }
+            out.line("    /// The navigation properties' names in the service, for `RestConnection.load(_:of:)`.")
+            out.line("    public static var navigationProperties: [PartialKeyPath<\(type.swiftName)>: String] {")
+            out.line("        [\(names.isEmpty ? ":" : names.joined(separator: ", "))]")
+            out.line("    }")
         }
         let keyList = type.keys.map { SwiftNaming.stringLiteral($0.name) }.joined(separator: ", ")
         out.line("    public static let keyPropertyNames: [String] = [\(keyList)]")
@@ -58,10 +81,16 @@ struct SwiftModelWriter {
         out.line("    /// The `__metadata` the server sent: URI, type and ETag.")
         out.line("    public var metadata: ODataMetadata?")
         for property in type.properties {
+            if let text = documentation[type.qualifiedName + "/" + property.name] {
+                out.line("    /// \(SwiftNaming.commentText(text))")
+            }
             out.line("    /// \(comment(for: property))")
             out.line("    public var \(SwiftNaming.escaped(property.swiftName)): \(swiftType(of: property))")
         }
         for navigation in type.navigations {
+            if let text = documentation[type.qualifiedName + "/" + navigation.name] {
+                out.line("    /// \(SwiftNaming.commentText(text))")
+            }
             out.line("    /// \(comment(for: navigation))")
             if navigation.isBoxed {
                 let target = swiftType(of: navigation)
@@ -87,7 +116,10 @@ struct SwiftModelWriter {
         var parameters: [String] = []
         for property in type.properties {
             var parameter = "\(SwiftNaming.escaped(property.swiftName)): \(swiftType(of: property))"
-            if property.nullable {
+            if !property.isKey, let literal = defaultLiteral(for: property) {
+                // The schema's DefaultValue: what the server would store if the property were left out.
+                parameter += " = \(literal)"
+            } else if property.nullable {
                 parameter += " = nil"
             } else if property.isKey, property.isServerGenerated, let zero = zeroLiteral(for: property) {
                 // The server assigns it on create; a new entity can leave it out.
@@ -140,6 +172,11 @@ struct SwiftModelWriter {
         out.blank()
         out.line("    /// This entity's URI, relative to the service root.")
         out.line("    public var uri: String { Self.uri(\(arguments)) }")
+        if let identity = identity(of: type), let expression = identity.expression {
+            out.blank()
+            out.line("    /// The key, which identifies the entity in its set.")
+            out.line("    public var id: \(identity.type) { \(expression) }")
+        }
     }
 
     // MARK: Codable
@@ -191,6 +228,21 @@ struct SwiftModelWriter {
 
     // MARK: Pieces
 
+    /// How a type is `Identifiable`: by its key (a composite key by its URI); nil when it has no
+    /// URI builder or a property other than the single key is already called `id`. A nil
+    /// expression means the key property is itself called `id`.
+    private func identity(of type: ModelSchema.EntityType) -> (type: String, expression: String?)? {
+        guard type.entitySet != nil, !type.keys.isEmpty,
+              type.keys.allSatisfy({ $0.mapping.keyLiteral != .unsupported }) else { return nil }
+        let named = type.properties.first { $0.swiftName == "id" }
+        if type.keys.count == 1 {
+            let key = type.keys[0]
+            if named != nil { return named?.name == key.name ? (key.mapping.swiftType, nil) : nil }
+            return (key.mapping.swiftType, SwiftNaming.escaped(key.swiftName))
+        }
+        return named == nil ? ("String", "uri") : nil
+    }
+
     private func swiftType(of property: ModelSchema.Property) -> String {
         property.mapping.swiftType + (property.nullable ? "?" : "")
     }
@@ -240,6 +292,35 @@ struct SwiftModelWriter {
         case "Date": return "datetime'...'"
         case "Data": return "X'...'"
         default: return "1"
+        }
+    }
+
+    /// The schema's DefaultValue as a Swift expression of the property's type; nil when there is
+    /// none or it does not read as that type.
+    private func defaultLiteral(for property: ModelSchema.Property) -> String? {
+        guard let text = property.defaultValue else { return nil }
+        switch property.mapping.swiftType {
+        case "String":
+            return SwiftNaming.stringLiteral(text)
+        case "Bool":
+            let lowered = text.lowercased()
+            return lowered == "true" || lowered == "false" ? lowered : nil
+        case "Int8": return Int8(text).map { String($0) }
+        case "UInt8": return UInt8(text).map { String($0) }
+        case "Int16": return Int16(text).map { String($0) }
+        case "Int32": return Int32(text).map { String($0) }
+        case "Int64": return Int64(text).map { String($0) }
+        case "Double", "Float":
+            guard let value = Double(text), value.isFinite else { return nil }
+            return "\(value)"
+        case "Decimal":
+            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            return "Decimal(string: \(SwiftNaming.stringLiteral("\(value)")))!"
+        case "ODataDuration":
+            guard ODataDuration(iso8601: text) != nil else { return nil }
+            return "ODataDuration(iso8601: \(SwiftNaming.stringLiteral(text)))!"
+        default:
+            return nil
         }
     }
 

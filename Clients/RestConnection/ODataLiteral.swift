@@ -1,55 +1,66 @@
 import Foundation
 
-/// A value written as an OData URI literal (MS-ODATA 2.2.2), for keys in resource paths:
-/// `Set(1)`, `Set(12L)`, `Set('O''Brien')`, `Set(a=1,b='x')`. The text is percent-encoded
-/// where a URI needs it, so it can go straight into a path given to `RestConnection`.
-public protocol ODataLiteralConvertible {
-    var odataLiteral: String { get }
+/// A value written as an OData URI literal (MS-ODATA 2.2.2): `1`, `12L`, `'O''Brien'`,
+/// `datetime'2009-10-31T17:08:28'`.
+///
+/// Two forms, for two places: `odataLiteral` is percent-encoded for a resource path given to
+/// `RestConnection` as text (`Set('O%27%27Brien')`); `odataLiteralText` is not encoded, for
+/// `ODataQuery`, `ODataFilter` and `query:` items, which `RestConnection` encodes once itself.
+/// Putting `odataLiteral` into a query item would encode it twice.
+public protocol ODataLiteralConvertible: Sendable {
+    /// The literal as OData writes it, not percent-encoded.
+    var odataLiteralText: String { get }
+}
+
+extension ODataLiteralConvertible {
+    /// The literal percent-encoded for a path segment, such as a key: `Person('a%2Fb')`.
+    public var odataLiteral: String { ODataLiteral.percentEncode(odataLiteralText, in: .pathSegment) }
 }
 
 extension ODataLiteralConvertible where Self: FixedWidthInteger {
-    public var odataLiteral: String { String(self) }
+    public var odataLiteralText: String { String(self) }
 }
 
+extension Int: ODataLiteralConvertible {}
 extension UInt8: ODataLiteralConvertible {}
 extension Int8: ODataLiteralConvertible {}
 extension Int16: ODataLiteralConvertible {}
 extension Int32: ODataLiteralConvertible {}
 
 extension Int64: ODataLiteralConvertible {
-    public var odataLiteral: String { "\(self)L" }
+    public var odataLiteralText: String { "\(self)L" }
 }
 
 extension Bool: ODataLiteralConvertible {
-    public var odataLiteral: String { self ? "true" : "false" }
+    public var odataLiteralText: String { self ? "true" : "false" }
 }
 
 extension Decimal: ODataLiteralConvertible {
-    public var odataLiteral: String { "\(self)M" }
+    public var odataLiteralText: String { "\(self)M" }
 }
 
 extension Double: ODataLiteralConvertible {
-    public var odataLiteral: String { "\(self)d" }
+    public var odataLiteralText: String { "\(self)d" }
 }
 
 extension Float: ODataLiteralConvertible {
-    public var odataLiteral: String { "\(self)f" }
+    public var odataLiteralText: String { "\(self)f" }
 }
 
 extension String: ODataLiteralConvertible {
-    /// Quoted, with quotes doubled, and percent-encoded.
-    public var odataLiteral: String {
-        ODataLiteral.percentEncode("'" + replacingOccurrences(of: "'", with: "''") + "'", in: .pathSegment)
+    /// Quoted, with quotes doubled.
+    public var odataLiteralText: String {
+        "'" + replacingOccurrences(of: "'", with: "''") + "'"
     }
 }
 
 extension UUID: ODataLiteralConvertible {
-    public var odataLiteral: String { "guid'\(uuidString.lowercased())'" }
+    public var odataLiteralText: String { "guid'\(uuidString.lowercased())'" }
 }
 
 extension Date: ODataLiteralConvertible {
     /// `datetime'2009-10-31T17:08:28.44'`, in UTC.
-    public var odataLiteral: String {
+    public var odataLiteralText: String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: self)
@@ -64,7 +75,7 @@ extension Date: ODataLiteralConvertible {
 }
 
 extension Data: ODataLiteralConvertible {
-    public var odataLiteral: String {
+    public var odataLiteralText: String {
         "X'" + map { String(format: "%02X", $0) }.joined() + "'"
     }
 }

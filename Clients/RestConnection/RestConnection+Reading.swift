@@ -8,8 +8,11 @@ extension RestConnection {
     }
 
     /// GETs a single entity (or other object) and decodes it.
+    ///
+    /// When this connection has read the same URL before and the server gave an ETag, the GET
+    /// is conditional (`If-None-Match`); a 304 Not Modified is answered from the body read then.
     public func get<Value: Decodable>(_ type: Value.Type, _ path: String, query: [URLQueryItem] = []) async throws(RestConnectionError) -> Value {
-        let response = try await send(.get(path, query: query))
+        let response = try await conditionalGet(path, query: query)
         return try ODataJSON.decodeEntity(Value.self, from: response.data, url: response.url)
     }
 
@@ -21,15 +24,10 @@ extension RestConnection {
 
     /// GETs a collection and every following page, by its `__next` links.
     public func getAll<Element: Decodable>(_ type: Element.Type, _ path: String, query: [URLQueryItem] = []) async throws(RestConnectionError) -> [Element] {
-        var page = try await getCollection(Element.self, path, query: query)
-        var elements = page.elements
-        var seen: Set<URL> = []
-        while let next = page.nextLink {
-            guard seen.insert(next).inserted else {
-                throw .unexpectedPayload(url: next, reason: "the __next links go round in a circle")
-            }
-            page = try await getCollection(Element.self, next.absoluteString)
-            elements += page.elements
+        var elements: [Element] = []
+        var pages = ODataPages<Element>(connection: self, path: path, query: query).makeAsyncIterator()
+        while let page = try await pages.nextPage() {
+            elements += page
         }
         return elements
     }
@@ -37,6 +35,19 @@ extension RestConnection {
     /// GETs a collection and every following page, untyped.
     public func getAll(_ path: String, query: [URLQueryItem] = []) async throws(RestConnectionError) -> [JSONObject] {
         try await getAll(JSONObject.self, path, query: query)
+    }
+
+    /// The entities of a collection one at a time, fetching each page (by `__next`) only when
+    /// the one before is used up:
+    ///
+    ///     for try await person in connection.all(Person.self) { ... }
+    public func all<Entity: ODataEntity>(_ type: Entity.Type, query: ODataQuery = ODataQuery()) -> ODataPages<Entity> {
+        ODataPages(connection: self, path: Entity.entitySetName, query: query.items)
+    }
+
+    /// The elements of any collection path one at a time, page by page.
+    public func all<Element: Decodable>(_ type: Element.Type, _ path: String, query: [URLQueryItem] = []) -> ODataPages<Element> {
+        ODataPages(connection: self, path: path, query: query)
     }
 
     /// GETs a `$count` resource (`Person/$count`), which is plain text.
@@ -47,5 +58,22 @@ extension RestConnection {
             throw .unexpectedPayload(url: response.url, reason: "expected a count, got \(ODataPayload.preview(response.data))")
         }
         return count
+    }
+
+    /// A GET that asks `If-None-Match` with the ETag of the body last read from the same URL.
+    func conditionalGet(_ path: String, query: [URLQueryItem]) async throws(RestConnectionError) -> RestResponse {
+        let url = try self.url(for: path, query: query)
+        var request = RestRequest.get(path, query: query)
+        let cached = lastBodies.withLock { $0.lookup(url) }
+        if let cached { request.headers["If-None-Match"] = cached.etag }
+        do {
+            let response = try await send(request)
+            if response.statusCode == 304, let cached { return cached.response }
+            lastBodies.withLock { $0.store(response, for: url) }
+            return response
+        } catch where error.statusCode == 404 {
+            lastBodies.withLock { $0.remove(url) }
+            throw error
+        }
     }
 }

@@ -84,10 +84,27 @@ extension RestConnection {
         return try ODataJSON.decodeEntity(Entity.self, from: response.data, url: response.url)
     }
 
-    /// Updates an entity at its URI, MERGE by default, with `If-Match` set to the ETag it was read with.
+    /// Updates an entity at its URI, with `If-Match` set to the ETag it was read with, and keeps
+    /// the entity's ETag current: after the update it holds the ETag the server answered with, so
+    /// the same value can be updated (or deleted) again without a 412.
+    ///
+    /// MERGE (the default) sends only the properties that have a value: a nil property is left
+    /// as the server has it, so a struct built locally never wipes fields it does not know.
+    /// To clear a property, send PUT (which replaces the entity: every property, nil as null)
+    /// or an untyped MERGE with an explicit null (`update(uri, with: ["ssn": nil])`).
     @discardableResult
-    public func update<Entity: ODataEntity>(_ entity: Entity, method: UpdateMethod = .merge) async throws(RestConnectionError) -> RestResponse {
-        try await update(entity.uri, with: try encodeObject(entity), method: method, ifMatch: entity.metadata?.etag)
+    public func update<Entity: ODataEntity>(_ entity: inout Entity, method: UpdateMethod = .merge) async throws(RestConnectionError) -> RestResponse {
+        var body = try encodeObject(entity)
+        if method != .put {
+            body = body.filter { $0.value != .null }
+        }
+        let response = try await update(entity.uri, with: body, method: method, ifMatch: entity.metadata?.etag)
+        if let etag = response.etag {
+            var metadata = entity.metadata ?? ODataMetadata()
+            metadata.etag = etag
+            entity.metadata = metadata
+        }
+        return response
     }
 
     /// DELETEs an entity at its URI, with `If-Match` set to the ETag it was read with.
@@ -113,7 +130,7 @@ extension RestConnection {
         try url(for: target).absoluteString
     }
 
-    private func encodeObject<Value: Encodable>(_ value: Value) throws(RestConnectionError) -> JSONObject {
+    func encodeObject<Value: Encodable>(_ value: Value) throws(RestConnectionError) -> JSONObject {
         do {
             let data = try ODataJSON.makeEncoder().encode(value)
             guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else {

@@ -12,7 +12,7 @@ import FoundationNetworking
 ///     let person = try await connection.get("Person(1)?$expand=PersonCar,PersonCar/Car")
 ///
 /// Any number of tasks may use one connection at once; each request is independent.
-/// A `delegate`, when set, observes every request (see `RestConnectionDelegate`).
+/// A `delegate`, when set, observes every request on the main actor (see `RestConnectionDelegate`).
 public final class RestConnection: Sendable {
     /// How methods other than GET and POST go on the wire.
     public enum MethodTunnelling: Sendable {
@@ -23,22 +23,44 @@ public final class RestConnection: Sendable {
         case post
     }
 
+    /// Changes each request just before it is sent, e.g. to set a token that is refreshed
+    /// while the connection lives. A thrown error fails the request with `.invalidRequest`.
+    public typealias RequestAdapter = @Sendable (URLRequest) async throws -> URLRequest
+
     /// The service root; relative paths are resolved against it. It always ends with `/`.
     public let baseURL: URL
     /// Header fields sent with every request unless the request sets them itself.
     public let defaultHeaders: [String: String]
+    /// Sent with every request, typed calls included.
+    public let credentials: Credentials?
+    public let trust: ServerTrust
+    /// Seconds a whole request may take, from sending to the last byte of the answer; a server
+    /// that keeps sending slowly does not extend it.
     public let timeout: TimeInterval
     public let tunnelling: MethodTunnelling
 
-    private let session: URLSession
+    let session: URLSession
+    private let ownsSession: Bool
+    /// Why the requested trust cannot be applied; every request then fails rather than falling
+    /// back, silently, to the system's trust store.
+    private let trustProblem: String?
+    private let adapter: RequestAdapter?
     private let delegateReference = Locked(WeakDelegate())
+    let lastBodies = Locked(ConditionalCache())
 
     /// - Parameters:
     ///   - baseURL: the service root, e.g. `http://127.0.0.1:8080/CarDealer.svc/`.
     ///   - headers: extra default header fields; `Accept: application/json` is already one.
-    ///   - timeout: seconds to wait for the server before giving up with `.connectionFailed`.
-    public init(baseURL: URL, headers: [String: String] = [:], timeout: TimeInterval = 30,
-                tunnelling: MethodTunnelling = .none) {
+    ///   - credentials: an API key or a user and password, sent with every request.
+    ///   - trust: which HTTPS servers to trust; a CA file or a pinned certificate needs Apple's
+    ///     Security framework (on Linux only `.system` applies, see `ServerTrust`).
+    ///   - timeout: seconds a whole request may take before it fails with `.connectionFailed`.
+    ///   - session: a URLSession of your own (its configuration, its delegate, `URLProtocol`s for
+    ///     tests); `trust` then is its delegate's business. Without one, an ephemeral session.
+    ///   - adapter: changes each request just before it is sent.
+    public init(baseURL: URL, headers: [String: String] = [:], credentials: Credentials? = nil,
+                trust: ServerTrust = .system, timeout: TimeInterval = 30, tunnelling: MethodTunnelling = .none,
+                session: URLSession? = nil, adapter: RequestAdapter? = nil) {
         self.baseURL = RestConnection.directory(baseURL)
         var defaults = ["Accept": "application/json"]
         for (name, value) in headers {
@@ -46,23 +68,62 @@ public final class RestConnection: Sendable {
             defaults[name] = value
         }
         defaultHeaders = defaults
+        self.credentials = credentials
+        self.trust = trust
         self.timeout = timeout
         self.tunnelling = tunnelling
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        self.adapter = adapter
+        if let session {
+            self.session = session
+            ownsSession = false
+            trustProblem = nil
+        } else {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = timeout
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            #if canImport(Security)
+            var delegate: ServerTrustDelegate?
+            var problem: String?
+            if trust != .system {
+                do {
+                    delegate = try ServerTrustDelegate(trust)
+                } catch {
+                    problem = "the certificate for the server trust cannot be read: \(error.localizedDescription)"
+                }
+            }
+            self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            trustProblem = problem
+            #else
+            self.session = URLSession(configuration: configuration)
+            trustProblem = trust == .system ? nil : """
+                a custom server trust (a CA file or a pinned certificate) needs Apple's Security framework; \
+                URLSession on Linux (libcurl) trusts only the system's store: add the CA there
+                """
+            #endif
+            ownsSession = true
+        }
     }
 
-    /// A connection to a service root given as text; nil if it is not an absolute http(s) URL.
-    public convenience init?(baseURLString: String, headers: [String: String] = [:], timeout: TimeInterval = 30) {
-        guard let url = URL(string: baseURLString), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host != nil else { return nil }
-        self.init(baseURL: url, headers: headers, timeout: timeout)
+    /// A connection to a service root given as text; nil if it is not an absolute http(s) URL
+    /// with a valid port.
+    public convenience init?(baseURLString: String, headers: [String: String] = [:], credentials: Credentials? = nil,
+                             trust: ServerTrust = .system, timeout: TimeInterval = 30) {
+        guard let url = RestConnection.serviceRoot(baseURLString) else { return nil }
+        self.init(baseURL: url, headers: headers, credentials: credentials, trust: trust, timeout: timeout)
+    }
+
+    /// The text as a service root URL, or nil if it is not an absolute http(s) URL with a host
+    /// and a port from 1 to 65535.
+    public static func serviceRoot(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
+              let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        if let port = components.port, !(1...65535).contains(port) { return nil }
+        return url
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        if ownsSession { session.finishTasksAndInvalidate() }
     }
 
     /// The observer of this connection's requests. It is held weakly, as delegates are.
@@ -73,43 +134,63 @@ public final class RestConnection: Sendable {
 
     // MARK: Sending
 
-    /// Sends a request and returns the response if its status is 2xx.
+    /// Sends a request and returns the response if its status is 2xx (or 304 to a request that
+    /// asked `If-None-Match`).
     ///
-    /// Throws `.connectionFailed` when there is no response, and `.httpError` for any other
-    /// status, with the OData error from the body when there is one.
+    /// Throws `.connectionFailed` when there is no response in time, `.accessDenied` for 401 and
+    /// 403, `.httpError` for any other status (with the OData error from the body when there is
+    /// one), and `.cancelled` when the calling task is cancelled.
     @discardableResult
     public func send(_ request: RestRequest) async throws(RestConnectionError) -> RestResponse {
-        let urlRequest = try makeURLRequest(request)
+        var urlRequest = try makeURLRequest(request)
+        if let adapter {
+            do {
+                urlRequest = try await adapter(urlRequest)
+            } catch is CancellationError {
+                throw .cancelled(url: urlRequest.url ?? baseURL)
+            } catch {
+                throw .invalidRequest(url: urlRequest.url ?? baseURL, reason: "the request adapter failed: \(error)")
+            }
+        }
         let url = urlRequest.url ?? baseURL
+        let sent = urlRequest
         // Captured once, so that one request's callbacks all go to the same delegate.
         let delegate = self.delegate
-        delegate?.restConnection(self, willSend: urlRequest)
+        if let delegate { await delegate.restConnection(self, willSend: sent) }
 
-        func fail(_ error: RestConnectionError) -> RestConnectionError {
-            delegate?.restConnection(self, failedWith: error, for: urlRequest)
+        func fail(_ error: RestConnectionError) async -> RestConnectionError {
+            if let delegate { await delegate.restConnection(self, failedWith: error, for: sent) }
             return error
         }
 
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: urlRequest)
+            (data, response) = try await transfer(urlRequest)
         } catch let error as URLError {
-            throw fail(.connectionFailed(url: url, reason: RestConnectionError.reason(for: error), code: error.code))
+            if error.code == .cancelled, Task.isCancelled { throw await fail(.cancelled(url: url)) }
+            throw await fail(.connectionFailed(url: url, reason: RestConnectionError.reason(for: error), code: error.code))
         } catch is CancellationError {
-            throw fail(.connectionFailed(url: url, reason: "cancelled", code: .cancelled))
+            throw await fail(.cancelled(url: url))
         } catch {
-            throw fail(.connectionFailed(url: url, reason: "\(error)", code: nil))
+            throw await fail(.connectionFailed(url: url, reason: "\(error)", code: nil))
         }
         guard let http = response as? HTTPURLResponse else {
-            throw fail(.unexpectedPayload(url: url, reason: "the answer is not an HTTP response"))
+            throw await fail(.unexpectedPayload(url: url, reason: "the answer is not an HTTP response"))
         }
-        delegate?.restConnection(self, didReceive: http, for: urlRequest)
-        guard (200..<300).contains(http.statusCode) else {
+        if let delegate { await delegate.restConnection(self, didReceive: http, for: sent) }
+        // A 304 answers a conditional GET the caller asked for; it is no failure.
+        let notModified = http.statusCode == 304 && urlRequest.value(forHTTPHeaderField: "If-None-Match") != nil
+        guard (200..<300).contains(http.statusCode) || notModified else {
             let body = String(decoding: data, as: UTF8.self)
-            throw fail(.httpError(url: url, statusCode: http.statusCode, error: ODataError.decode(from: data), body: body))
+            let odataError = ODataError.decode(from: data)
+            if http.statusCode == 401 || http.statusCode == 403 {
+                throw await fail(.accessDenied(url: url, statusCode: http.statusCode, error: odataError,
+                                               credentialsSent: credentials != nil || urlRequest.value(forHTTPHeaderField: "Authorization") != nil))
+            }
+            throw await fail(.httpError(url: url, statusCode: http.statusCode, error: odataError, body: body))
         }
-        delegate?.restConnection(self, finishedReceiving: data, for: urlRequest)
+        if let delegate { await delegate.restConnection(self, finishedReceiving: data, for: sent) }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             headers["\(name)"] = "\(value)"
@@ -136,7 +217,8 @@ public final class RestConnection: Sendable {
             }
             text += (text.contains("?") ? "&" : "?") + options.joined(separator: "&")
         }
-        guard let url = URL(string: text, relativeTo: baseURL)?.absoluteURL else {
+        // The empty path is the service root itself (its service document).
+        guard let url = text.isEmpty ? baseURL : URL(string: text, relativeTo: baseURL)?.absoluteURL else {
             throw .invalidRequest(url: baseURL, reason: "\"\(path)\" is not a valid relative URL")
         }
         return url
@@ -144,6 +226,9 @@ public final class RestConnection: Sendable {
 
     func makeURLRequest(_ request: RestRequest) throws(RestConnectionError) -> URLRequest {
         let url = try url(for: request.path, query: request.query)
+        if let trustProblem {
+            throw .invalidRequest(url: url, reason: trustProblem)
+        }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         var method = request.method
         var headers = defaultHeaders
@@ -153,6 +238,10 @@ public final class RestConnection: Sendable {
         }
         if request.body != nil {
             headers["Content-Type"] = "application/json"
+        }
+        if let credentials {
+            let header = credentials.header
+            headers[header.name] = header.value
         }
         for (name, value) in request.headers {
             headers = headers.filter { $0.key.lowercased() != name.lowercased() }
@@ -168,11 +257,32 @@ public final class RestConnection: Sendable {
 
     /// Percent-encodes what cannot stand in a URL (spaces, quotes, `#`...), leaving `%`
     /// escapes and URL syntax as they are, so `Person?$filter=lastName eq 'Samson'` works as typed.
+    /// Inside a quoted literal of the query, `&`, `+`, `#` and `;` are data, not syntax, and a `%`
+    /// that starts no escape is a percent sign: `substringof('a&b',x)` and `'50%'` mean what they say.
     static func encodeLeniently(_ text: String) -> String {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.insert("%")
         allowed.insert(charactersIn: ":/?@")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        func encode(_ part: Substring) -> String {
+            String(part).addingPercentEncoding(withAllowedCharacters: allowed) ?? String(part)
+        }
+        guard let question = text.firstIndex(of: "?") else { return encode(text[...]) }
+        var result = encode(text[..<question]) + "?"
+        let query = Array(text[text.index(after: question)...])
+        var quoted = false
+        for (i, character) in query.enumerated() {
+            if character == "'" {
+                quoted.toggle()
+                result += "'"
+            } else if quoted, let escape = ["&": "%26", "+": "%2B", "#": "%23", ";": "%3B"][character] {
+                result += escape
+            } else if character == "%", !(i + 2 < query.count && query[i + 1].isHexDigit && query[i + 2].isHexDigit) {
+                result += "%25"
+            } else {
+                result += encode(String(character)[...])
+            }
+        }
+        return result
     }
 
     /// The URL as a directory, so that relative paths resolve under it rather than beside it.

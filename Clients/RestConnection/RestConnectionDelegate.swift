@@ -9,8 +9,12 @@ import FoundationNetworking
 /// response has arrived, then either `finishedReceiving` (a 2xx response) or `failed` (no
 /// response, or a status other than 2xx: a data service's error arrives as a normal response,
 /// so the status is checked before anything else). Reading the payload comes after these
-/// callbacks: `ODataPayload(data:)` unwraps `d` for a delegate that wants it. The callbacks run
-/// on the task that performs the request; requests running at once may interleave theirs.
+/// callbacks: `ODataPayload(data:)` unwraps `d` for a delegate that wants it.
+///
+/// The callbacks run on the main actor, so a view controller can be the delegate and update its
+/// views directly; the request waits for each callback. Requests running at once may interleave
+/// their callbacks.
+@MainActor
 public protocol RestConnectionDelegate: AnyObject, Sendable {
     func restConnection(_ connection: RestConnection, willSend request: URLRequest)
     func restConnection(_ connection: RestConnection, didReceive response: HTTPURLResponse, for request: URLRequest)

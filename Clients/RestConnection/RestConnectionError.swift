@@ -15,25 +15,40 @@ public enum RestConnectionError: Error, Sendable, CustomStringConvertible {
     case unexpectedPayload(url: URL, reason: String)
     /// The request could not be made at all: a path that is no URL. Nothing was sent.
     case invalidRequest(url: URL, reason: String)
+    /// 401 (no valid credentials) or 403 (valid credentials without the right to do this).
+    /// `credentialsSent` tells a missing key from a refused one.
+    case accessDenied(url: URL, statusCode: Int, error: ODataError?, credentialsSent: Bool)
+    /// The calling task was cancelled before the answer arrived.
+    case cancelled(url: URL)
 
     public var url: URL {
         switch self {
         case .connectionFailed(let url, _, _), .httpError(let url, _, _, _), .unexpectedPayload(let url, _),
-             .invalidRequest(let url, _):
+             .invalidRequest(let url, _), .accessDenied(let url, _, _, _), .cancelled(let url):
             return url
         }
     }
 
     /// The HTTP status code, for an HTTP error.
     public var statusCode: Int? {
-        if case .httpError(_, let status, _, _) = self { return status }
-        return nil
+        switch self {
+        case .httpError(_, let status, _, _), .accessDenied(_, let status, _, _): return status
+        default: return nil
+        }
     }
 
     /// The OData error the server sent, for an HTTP error.
     public var odataError: ODataError? {
-        if case .httpError(_, _, let error, _) = self { return error }
-        return nil
+        switch self {
+        case .httpError(_, _, let error, _), .accessDenied(_, _, let error, _): return error
+        default: return nil
+        }
+    }
+
+    /// Whether the request ended because its task was cancelled.
+    public var isCancellation: Bool {
+        if case .cancelled = self { return true }
+        return false
     }
 
     public var description: String {
@@ -49,6 +64,19 @@ public enum RestConnectionError: Error, Sendable, CustomStringConvertible {
             return "unexpected response from \(url.absoluteString): \(reason)"
         case .invalidRequest(_, let reason):
             return "invalid request: \(reason)"
+        case .accessDenied(let url, let status, let error, let credentialsSent):
+            let reasonPhrase = HTTPURLResponse.localizedString(forStatusCode: status)
+            let problem: String
+            if status == 401 {
+                problem = credentialsSent ? "the credentials sent were refused (an unknown, revoked or mistyped key)"
+                                          : "the service needs credentials (an API key) and none were sent"
+            } else {
+                problem = "the credentials are valid but do not give the right to do this"
+            }
+            let detail = error.map { " (\($0.message))" } ?? ""
+            return "\(url.absoluteString) answered \(status) \(reasonPhrase): \(problem)\(detail)"
+        case .cancelled(let url):
+            return "the request to \(url.absoluteString) was cancelled"
         }
     }
 
@@ -61,6 +89,10 @@ public enum RestConnectionError: Error, Sendable, CustomStringConvertible {
         case .networkConnectionLost: return "connection lost"
         case .notConnectedToInternet: return "no network"
         case .badServerResponse: return "bad response from server"
+        case .badURL, .unsupportedURL: return "invalid URL"
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .secureConnectionFailed:
+            return "the server's certificate is not trusted (\(error.localizedDescription))"
         case .cancelled: return "cancelled"
         default: return error.localizedDescription
         }

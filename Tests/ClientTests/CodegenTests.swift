@@ -1,6 +1,7 @@
 import CSDL
 import Foundation
 import Testing
+import RestConnection
 @testable import DealerCodegen
 
 /// The model generator on its own: names, types, determinism, and the models `dealer` is built on.
@@ -18,7 +19,7 @@ import Testing
             "Edm.Binary": "Data", "Edm.Boolean": "Bool", "Edm.Byte": "UInt8", "Edm.DateTime": "Date",
             "Edm.DateTimeOffset": "Date", "Edm.Decimal": "Decimal", "Edm.Double": "Double", "Edm.Guid": "UUID",
             "Edm.Int16": "Int16", "Edm.Int32": "Int32", "Edm.Int64": "Int64", "Edm.SByte": "Int8",
-            "Edm.Single": "Float", "Edm.String": "String", "Edm.Time": "String", "Edm.Geography": "JSONValue",
+            "Edm.Single": "Float", "Edm.String": "String", "Edm.Time": "ODataDuration", "Edm.Geography": "JSONValue",
         ]
         for (edm, swift) in expected {
             #expect(EDMTypeMapping.mapping(for: edm).swiftType == swift, "\(edm)")
@@ -35,7 +36,9 @@ import Testing
 
     @Test func carDealerModelsHaveTheRightShape() throws {
         let text = try ModelGenerator(metadata: Data(contentsOf: TestPaths.carDealerSchema), source: "x").generate()
-        #expect(text.contains("public struct Person: ODataEntity, Equatable {"))
+        #expect(text.contains("public struct Person: ODataEntity, Hashable, Identifiable {"))
+        #expect(text.contains("    public var id: Int32 { personID }\n"))
+        #expect(text.contains("        [\\Person.personCar: \"PersonCar\"]\n"))
         #expect(text.contains("    public var ssn: String?\n"))
         #expect(text.contains("    public var createDate: Date\n"))
         #expect(text.contains("    public var personCar: [PersonCar]?\n"))
@@ -66,13 +69,44 @@ import Testing
         #expect(text.contains("public var name: String\n"))
         #expect(text.contains("public var nameValue: String?\n"))
         #expect(text.contains("public var firstDay: Date?\n"))
-        #expect(text.contains("public struct DateEntity: ODataEntity, Equatable {"))
-        #expect(text.contains("public struct Contractor: ODataEntity, Equatable {"), "a derived type lives in its base type's set")
+        #expect(text.contains("public struct DateEntity: ODataEntity, Hashable, Identifiable {"))
+        #expect(text.contains("public var id: String { uri }"), "a composite key identifies by its URI")
+        #expect(text.contains("public struct Contractor: ODataEntity, Hashable"), "a derived type lives in its base type's set")
         #expect(text.contains("public var agency: String\n"))
         #expect(text.contains("private var _manager: ODataIndirect<Employee>?"), "a self-reference is stored out of line")
         #expect(text.contains("public static func uri(year: Int64, label: String, day: Date) -> String {"))
-        #expect(text.contains("public struct Orphan: Codable, Sendable, Equatable {"))
+        #expect(text.contains("public struct Orphan: Codable, Sendable, Hashable {"))
         #expect(!text.contains("static func uri(code:"), "no URI builder without an entity set")
+    }
+
+    @Test func defaultValuesTimeAndOptions() throws {
+        var generator = try ModelGenerator(metadata: Data(EdgeSchema.edmx.utf8), source: "edge.edmx")
+        let text = try generator.generate()
+        #expect(text.contains("        shiftStart: ODataDuration? = ODataDuration(iso8601: \"PT9H30M\")!,\n"))
+        #expect(text.contains("        grade: Int32? = 3,\n"))
+        #expect(text.contains("        rate: Decimal? = Decimal(string: \"12.5\")!,\n"))
+        #expect(text.contains("        title: String? = \"New \\\"hire\\\"\",\n"))
+        #expect(text.contains("    public var code: ODataDuration\n"))
+        #expect(text.contains("/// A day that matters. Kept by year, label and day.\n///\n/// Edge.Cases.Date, in the entity set Dates.\npublic struct DateEntity"))
+        #expect(text.contains("    /// What the day is called; */ cannot end this comment.\n    /// Key, Edm.String.\n    public var label: String\n"))
+
+        generator.options = ModelGenerator.Options(accessLevel: "internal", typePrefix: "DC")
+        let prefixed = try generator.generate()
+        #expect(prefixed.contains("internal struct DCEmployee: ODataEntity, Hashable, Identifiable {"))
+        #expect(prefixed.contains("internal enum DCEntitySet: String, CaseIterable, Sendable {"))
+        #expect(!prefixed.contains("public "))
+    }
+
+    @Test func durationsReadAndWriteAsXMLSchemaDurations() throws {
+        #expect(ODataDuration(iso8601: "PT13H20M")?.seconds == 48_000)
+        #expect(ODataDuration(iso8601: "P1DT2H0.5S")?.seconds == 93_600.5)
+        #expect(ODataDuration(iso8601: "PT") == nil)
+        #expect(ODataDuration(iso8601: "13:20") == nil)
+        #expect(ODataDuration(hours: 9, minutes: 30).iso8601 == "PT9H30M")
+        #expect(ODataDuration(seconds: 0).iso8601 == "PT0S")
+        #expect(ODataDuration(seconds: 15.25).odataLiteralText == "time'PT15.25S'")
+        let decoded = try JSONDecoder().decode([ODataDuration].self, from: Data(#"["PT1H"]"#.utf8))
+        #expect(decoded == [ODataDuration(hours: 1)])
     }
 
     @Test func badInputFailsClearly() throws {

@@ -55,7 +55,7 @@ import Testing
         let result = try browse("99\nxyz\nb\n")
         #expect(result.status == 0)
         #expect(!result.crashed)
-        #expect(result.stdout.contains("Not understood: 99. Type a number from 1 to 5, or one of the letters above."))
+        #expect(result.stdout.contains("Not understood: 99. Type a row number from 1 to 5, an ID shown, or one of the letters above."))
         #expect(result.stdout.contains("Not understood: xyz."))
         // b is not offered at the top, so it is not understood either.
         #expect(result.stdout.contains("Not understood: b."))

@@ -162,8 +162,8 @@ import Testing
     }
 
     @Test func nameSearchFilterEscapesQuotes() {
-        #expect(DealerService.nameFilter("O'Br") ==
-            "substringof('o''br',tolower(lastName)) or substringof('o''br',tolower(firstName))")
+        #expect(DealerService.nameFilter("O'Br").text ==
+            "(substringof('o''br',tolower(lastName))) or (substringof('o''br',tolower(firstName)))")
     }
 
     @Test func tablesAlignColumns() {

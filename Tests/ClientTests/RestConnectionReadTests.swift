@@ -134,7 +134,7 @@ import Testing
         }
     }
 
-    @Test func delegateHearsCallbacksInOrder() async throws {
+    @Test @MainActor func delegateHearsCallbacksInOrder() async throws {
         let delegate = RecordingDelegate()
         connection.delegate = delegate
         let ok = await connection.perform(.get("Person(1)")).value
@@ -154,7 +154,7 @@ import Testing
         #expect(refused.events == [.willSend("http://127.0.0.1:1/CarDealer.svc/Person"), .failed("connection")])
     }
 
-    @Test func delegateIsHeldWeakly() {
+    @Test @MainActor func delegateIsHeldWeakly() {
         var delegate: RecordingDelegate? = RecordingDelegate()
         connection.delegate = delegate
         delegate = nil

@@ -56,7 +56,7 @@ import Testing
     @Test func typedUpdateSendsMergeWithTheETag() async throws {
         var person = try await connection.get(Person.self, try await newPerson().uri)
         person.lastName = "Byron"
-        try await connection.update(person)
+        try await connection.update(&person)
         #expect(try await connection.get(Person.self, person.uri).lastName == "Byron")
     }
 

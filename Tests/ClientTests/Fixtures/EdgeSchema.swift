@@ -1,6 +1,7 @@
 /// A schema made to trip a code generator: Swift keywords and clashing names as properties,
 /// a type named like a Foundation type, a self-referencing to-one navigation property, a derived
-/// type, a composite key of Int64, String and DateTime, and a type without an entity set.
+/// type, a composite key of Int64, String and DateTime, a type without an entity set, Edm.Time,
+/// DefaultValues that become initializer defaults, and Documentation that becomes doc comments.
 enum EdgeSchema {
     static let edmx = #"""
 <?xml version="1.0" encoding="utf-8"?>
@@ -18,6 +19,10 @@ enum EdgeSchema {
         <Property Name="URLString" Type="Edm.String" Nullable="true"/>
         <Property Name="first-day" Type="Edm.DateTime" Nullable="true"/>
         <Property Name="Location" Type="Edm.Geography" Nullable="true"/>
+        <Property Name="ShiftStart" Type="Edm.Time" Nullable="true" DefaultValue="PT9H30M"/>
+        <Property Name="Grade" Type="Edm.Int32" Nullable="true" DefaultValue="3"/>
+        <Property Name="Rate" Type="Edm.Decimal" Nullable="true" DefaultValue="12.50"/>
+        <Property Name="Title" Type="Edm.String" Nullable="true" DefaultValue="New &quot;hire&quot;"/>
         <NavigationProperty Name="Manager" Relationship="Self.Management" FromRole="Report" ToRole="Manager"/>
         <NavigationProperty Name="Reports" Relationship="Self.Management" FromRole="Manager" ToRole="Report"/>
       </EntityType>
@@ -25,9 +30,12 @@ enum EdgeSchema {
         <Property Name="Agency" Type="Edm.String" Nullable="false"/>
       </EntityType>
       <EntityType Name="Date">
+        <Documentation><Summary>A day that matters.</Summary><LongDescription>Kept by year, label and day.</LongDescription></Documentation>
         <Key><PropertyRef Name="Year"/><PropertyRef Name="Label"/><PropertyRef Name="Day"/></Key>
         <Property Name="Year" Type="Edm.Int64" Nullable="false"/>
-        <Property Name="Label" Type="Edm.String" Nullable="false"/>
+        <Property Name="Label" Type="Edm.String" Nullable="false">
+          <Documentation><Summary>What the day is called; */ cannot end this comment.</Summary></Documentation>
+        </Property>
         <Property Name="Day" Type="Edm.DateTime" Nullable="false"/>
       </EntityType>
       <EntityType Name="Orphan">

@@ -28,7 +28,7 @@ enum ProcessRunner {
         process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "DEALER_URL")
+        for name in ["DEALER_URL", "DEALER_API_KEY", "COLUMNS"] { env.removeValue(forKey: name) }
         for (name, value) in environment { env[name] = value }
         process.environment = env
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }

@@ -5,7 +5,8 @@ import FoundationNetworking
 import RestConnection
 
 /// Writes down each delegate callback, in the order they come.
-final class RecordingDelegate: RestConnectionDelegate, @unchecked Sendable {
+@MainActor
+final class RecordingDelegate: RestConnectionDelegate {
     enum Event: Equatable {
         case willSend(String)
         case didReceive(Int)
@@ -13,19 +14,10 @@ final class RecordingDelegate: RestConnectionDelegate, @unchecked Sendable {
         case failed(String)
     }
 
-    private let lock = NSLock()
-    private var recorded: [Event] = []
-
-    var events: [Event] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
+    private(set) var events: [Event] = []
 
     private func record(_ event: Event) {
-        lock.lock()
-        recorded.append(event)
-        lock.unlock()
+        events.append(event)
     }
 
     func restConnection(_ connection: RestConnection, willSend request: URLRequest) {
@@ -46,6 +38,8 @@ final class RecordingDelegate: RestConnectionDelegate, @unchecked Sendable {
         case .httpError(_, let status, _, _): record(.failed("http \(status)"))
         case .unexpectedPayload: record(.failed("payload"))
         case .invalidRequest: record(.failed("invalid"))
+        case .accessDenied(_, let status, _, _): record(.failed("access \(status)"))
+        case .cancelled: record(.failed("cancelled"))
         }
     }
 }

@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RestConnection
+import Testing
+@testable import Dealer
+
+/// What pyodata and DataSvcUtil users expect: `$batch` with change sets, deferred navigation,
+/// a request adapter, an injected URLSession, and cancellation.
+@Suite(.serialized) final class RestConnectionFeatureTests {
+    let gateway: GatewayProcess
+    let connection: RestConnection
+
+    init() throws {
+        gateway = try GatewayProcess()
+        connection = RestConnection(baseURL: gateway.serviceRoot)
+    }
+
+    deinit {
+        gateway.stop()
+    }
+
+    @Test func batchWithTypedResultsAndAChangeSet() async throws {
+        let before = try await connection.count("Person/$count")
+        var bob: BatchItem<Person>!
+        var page: BatchItem<ODataCollection<Car>>!
+        var ada: BatchItem<Person>!
+        var grace: BatchItem<Person>!
+        try await connection.batch { batch in
+            bob = batch.get(Person.self, Person.uri(personID: 1))
+            page = batch.getCollection(Car.self, "Car", query: ODataQuery(top: 2).items)
+            batch.changeSet { changes in
+                ada = changes.create(Person(firstName: "Ada", lastName: "Lovelace", createDate: Date(timeIntervalSince1970: 0)))
+                grace = changes.create(Person(firstName: "Grace", lastName: "Hopper", createDate: Date(timeIntervalSince1970: 0)))
+            }
+        }
+        #expect(try bob.value.lastName == "Samson")
+        #expect(try page.value.elements.count == 2)
+        #expect(try ada.value.personID > 0 && grace.value.personID > ada.value.personID)
+        #expect(try await connection.count("Person/$count") == before + 2)
+    }
+
+    @Test func aFailedChangeSetChangesNothing() async throws {
+        let before = try await connection.count("Person/$count")
+        let ghost = Person(personID: 424242, firstName: "No", lastName: "One", createDate: Date(timeIntervalSince1970: 0))
+        var created: BatchItem<Person>!
+        var deleted: BatchItem<RestResponse>!
+        var read: BatchItem<Person>!
+        try await connection.batch { batch in
+            batch.changeSet { changes in
+                created = changes.create(Person(firstName: "Half", lastName: "Done", createDate: Date(timeIntervalSince1970: 0)))
+                deleted = changes.delete(ghost)
+            }
+            read = batch.get(Person.self, Person.uri(personID: 2))
+        }
+        #expect(throws: RestConnectionError.self) { _ = try created.value }
+        #expect { _ = try deleted.value } throws: { ($0 as? RestConnectionError)?.statusCode == 404 }
+        #expect(try read.value.firstName == "Alice", "a read after a failed change set is still answered")
+        #expect(try await connection.count("Person/$count") == before, "the change set is all or nothing")
+    }
+
+    @Test func deferredNavigationLoads() async throws {
+        let bob = try await connection.get(Person.self, Person.uri(personID: 1))
+        #expect(bob.personCar == nil, "not expanded")
+        let cars = try await connection.load(\.personCar, of: bob)
+        #expect(cars.map(\.personCarID) == [1, 2])
+        let owner = try await connection.load(\.person, of: cars[0])
+        #expect(owner?.personID == 1)
+    }
+
+    @Test func adapterChangesEveryRequest() async throws {
+        let server = try RecordingServer()
+        defer { server.close() }
+        let counter = Counter()
+        let adapted = RestConnection(baseURL: URL(string: server.root)!, adapter: { request in
+            var request = request
+            request.setValue("token-\(counter.next())", forHTTPHeaderField: "Authorization")
+            return request
+        })
+        _ = try await adapted.get("Person")
+        _ = try await adapted.get("Person")
+        #expect(server.header("Authorization", request: 0) == "token-1")
+        #expect(server.header("Authorization", request: 1) == "token-2")
+    }
+
+    @Test func injectedSessionIsUsed() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-From-Session": "yes"]
+        let server = try RecordingServer()
+        defer { server.close() }
+        let injected = RestConnection(baseURL: URL(string: server.root)!, session: URLSession(configuration: configuration))
+        _ = try await injected.get("Person")
+        #expect(server.header("X-From-Session") == "yes")
+    }
+
+    @Test func cancellationIsItsOwnError() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let hanging = RestConnection(baseURL: URL(string: "http://127.0.0.1:\(listener.port)/CarDealer.svc/")!, timeout: 30)
+        let task = Task { try await hanging.get("Person") }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = Date()
+        task.cancel()
+        let result = await task.result
+        #expect(Date().timeIntervalSince(started) < 5)
+        guard case .failure(let error) = result else {
+            Issue.record("a cancelled request succeeded")
+            return
+        }
+        #expect((error as? RestConnectionError)?.isCancellation == true, "\(error)")
+    }
+}
+
+/// A counter the adapter closure can share across tasks.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}
