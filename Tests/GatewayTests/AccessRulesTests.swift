@@ -144,6 +144,10 @@ import Testing
         #expect(try call("Person(1)/PersonCar?$expand=Car", as: "lookup").status == 200)
         #expect(try call("Car(1)/PersonCar", as: "lookup").status == 200)
         #expect(try call("Car", as: "reader").status == 200)
+        // linker: Car without ReadSingle; a condition or order through PersonCar/Car reads it.
+        #expect(try call(TestGateway.encodeQuery("PersonCar?$filter=Car/make eq 'Ford'"), as: "linker").status == 403)
+        #expect(try call(TestGateway.encodeQuery("PersonCar?$orderby=Car/make"), as: "linker").status == 403)
+        #expect(try call(TestGateway.encodeQuery("PersonCar?$filter=Car/make eq 'Ford'"), as: "reader").status == 200)
         let response = try batch([BatchTests.Operation(method: "GET", uri: "Car(1)"), BatchTests.Operation(method: "GET", uri: "Car")], as: "lookup")
         #expect(response.status == 202)
         #expect(response.text.contains("HTTP/1.1 200") && response.text.contains("HTTP/1.1 403"))

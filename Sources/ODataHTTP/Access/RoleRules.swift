@@ -32,6 +32,25 @@ struct RoleRules: Sendable, Equatable {
             try require(navigation.isCollection && targetKey == nil && reading ? .readMultiple : .readSingle, target)
         }
         for node in info.options.expand { try require(expanding: node) }
+        // A condition or an order through a navigation reads the entity it reaches: without the
+        // right to read it, its values must not steer which rows come back.
+        if let filter = info.options.filter { try require(reachedBy: filter) }
+        for item in info.options.orderBy { try require(reachedBy: item.expression) }
+    }
+
+    private func require(reachedBy expression: BoundExpression) throws(AccessError) {
+        switch expression {
+        case .literal: return
+        case .member(let path):
+            for navigation in path.navigations { try require(.readSingle, navigation.target.entitySet!.name) }
+        case .convert(let inner, _), .negate(let inner, _), .not(let inner):
+            try require(reachedBy: inner)
+        case .arithmetic(_, let left, let right, _), .comparison(_, let left, let right), .and(let left, let right), .or(let left, let right):
+            try require(reachedBy: left)
+            try require(reachedBy: right)
+        case .call(_, let arguments, _):
+            for argument in arguments { try require(reachedBy: argument) }
+        }
     }
 
     private static func entityWriteRight(_ method: String) -> EntitySetRights {
