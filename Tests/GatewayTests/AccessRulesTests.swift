@@ -295,6 +295,20 @@ import Testing
         #expect(try RawHTTPClient.send(port: gateway.port, target: "/CarDealer.svc/Car(1)", headers: ["Authorization": "Bearer " + keys["editor"]!]).status == 200)
     }
 
+    @Test func callersWithoutAKeyAreCountedByTheirAddress() throws {
+        var (file, _) = Self.accessFile()
+        file.roles["anonymous"]?.rateLimit = 1
+        let gateway = try TestGateway(access: file)
+        let statuses = try (0..<3).map { _ in try RawHTTPClient.send(port: gateway.port, target: "/CarDealer.svc/Car(1)").status }
+        #expect(statuses.first == 200 && statuses.last == 429, "\(statuses)")
+        // Without an access file, --rate-limit counts every caller by address.
+        let open = try TestGateway { $0.rateLimit = 1 }
+        let answers = try (0..<3).map { _ in try RawHTTPClient.send(port: open.port, target: "/CarDealer.svc/Car(1)") }
+        #expect(answers.first?.status == 200 && answers.last?.status == 429)
+        #expect(answers.last?.header("Retry-After") == "1")
+        #expect(try answers.last!.errorMessage().contains("Too many requests"))
+    }
+
     @Test func aFileWithAMistakeIsRefusedWithItsReason() throws {
         let model = gateway.model
         let cases: [(AccessFile, String)] = [
@@ -316,5 +330,17 @@ import Testing
                 #expect("\(error)".contains(reason), "\(error)")
             }
         }
+    }
+}
+
+@Suite struct RateLimiterTests {
+    @Test func aBucketHoldsASecondOfRequestsAndRefillsAtItsRate() {
+        let limiter = RateLimiter()
+        #expect(limiter.take("a", rate: 1, now: 100) == nil)
+        #expect(limiter.take("a", rate: 1, now: 100.1) == 1)
+        #expect(limiter.take("b", rate: 1, now: 100.1) == nil)
+        #expect(limiter.take("a", rate: 1, now: 101.2) == nil)
+        #expect(limiter.take("c", rate: 0.25, now: 100) == nil)
+        #expect(limiter.take("c", rate: 0.25, now: 101) == 3)
     }
 }

@@ -155,6 +155,15 @@ import Glibc
         #expect(result.output.contains("pyodata https: passed") && result.output.contains("Bob"), "\(result.output)\(result.error)")
     }
 
+    @Test func servingOpenSaysThatAnyoneCanWrite() throws {
+        FileManager.default.createFile(atPath: path("log.txt"), contents: nil)
+        let gateway = try GatewayProcess(arguments: ["serve", "--port", "0", "--db", path("db.sqlite"), "--allow-anonymous"],
+                                         standardError: FileHandle(forWritingAtPath: path("log.txt"))!)
+        #expect(try gateway.get("Car(1)").status == 200)
+        _ = gateway.stop()
+        #expect(try String(contentsOfFile: path("log.txt"), encoding: .utf8).contains("anyone who can connect may read and write everything"))
+    }
+
     @Test func aNetworkAddressWithoutAnAccessFileIsRefused() throws {
         let result = try Self.run(GatewayProcess.executable.path, ["serve", "--host", "0.0.0.0", "--port", "0", "--db", path("db.sqlite")])
         #expect(result.status != 0)

@@ -128,6 +128,13 @@ public final class AccessControl: @unchecked Sendable {
         let rateLimit: Double?
     }
 
+    /// What a caller without a key is counted by: its address without the port (every
+    /// connection has a port of its own).
+    static func addressKey(_ request: HTTPRequest) -> String {
+        guard let address = request.clientAddress, let colon = address.lastIndex(of: ":") else { return "address -" }
+        return "address " + address[..<colon]
+    }
+
     /// Query parameters that carry keys in other APIs: refused, never read.
     private static let keyParameters: Set<String> = ["api_key", "apikey", "api-key", "key", "access_token", "token", "x-api-key"]
 
@@ -169,7 +176,7 @@ public final class AccessControl: @unchecked Sendable {
             guard let anonymous = state.policy.anonymous, let service = state.services[anonymous.name]?.service else {
                 throw AccessError.unauthenticated("An API key is required: send Authorization: Bearer KEY, X-API-Key: KEY or Basic name:KEY.")
             }
-            return Caller(name: "anonymous", service: service, rateKey: "address " + (request.clientAddress ?? "-"), rateLimit: anonymous.rateLimit)
+            return Caller(name: "anonymous", service: service, rateKey: Self.addressKey(request), rateLimit: anonymous.rateLimit)
         }
         guard let stored = find(key, named: presentedName, in: state.policy), let role = state.policy.roles[stored.role] else {
             throw AccessError.unauthenticated("The API key is not valid.")

@@ -26,7 +26,7 @@ extension ODataService {
 
     private func admit(_ request: HTTPRequest) throws(AccessError) -> AccessControl.Caller {
         let caller = try access?.authenticate(request)
-            ?? AccessControl.Caller(name: "anonymous", service: nil, rateKey: "address " + (request.clientAddress ?? "-"), rateLimit: nil)
+            ?? AccessControl.Caller(name: "anonymous", service: nil, rateKey: AccessControl.addressKey(request), rateLimit: nil)
         if let rate = caller.rateLimit ?? configuration.rateLimit, let wait = rateLimiter.take(caller.rateKey, rate: rate) {
             throw AccessError.tooManyRequests(retryAfter: wait)
         }

@@ -56,7 +56,7 @@ final class TestGateway: @unchecked Sendable {
         serverConfiguration.port = 0
         serverConfiguration.threads = 2
         serverConfiguration.maxBodySize = 64 * 1024
-        serverConfiguration.recordsClientAddress = accessFile != nil
+        serverConfiguration.recordsClientAddress = accessFile != nil || configuration.rateLimit != nil
         let service = self.service
         server = HTTPServer(configuration: serverConfiguration) { service.handle($0) }
         port = try server.start()
