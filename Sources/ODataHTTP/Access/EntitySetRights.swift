@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a role may do with one entity set, named as WCF Data Services' `EntitySetRights`, so
 /// that a rule reads the same as the `SetEntitySetAccessRule` it replaces.
 public struct EntitySetRights: OptionSet, Sendable, Hashable {
@@ -48,5 +50,3 @@ public struct EntitySetRights: OptionSet, Sendable, Hashable {
         return parts.joined(separator: ", ")
     }
 }
-
-import Foundation

@@ -6,6 +6,8 @@ import EDM
 /// the full model, so every layer (parser, `$metadata`, serializers, the store's statements)
 /// works on it unchanged and never learns the hidden names: naming one is an unknown name, its
 /// column is never selected, and a PUT, which sets what its type has, leaves it as it is.
+/// A role's ETags are digests of what it sees: they reveal nothing of a hidden property, and a
+/// change to one alone does not change them (nor make a role's If-Match fail).
 enum RoleModel {
     /// - Parameters:
     ///   - hiddenSets: names of the sets the role cannot see.
