@@ -63,7 +63,7 @@ import Glibc
     }
 
     func curl(_ method: String, _ port: UInt16, _ target: String, key: String?, body: String? = nil) throws -> (status: Int, body: String) {
-        var arguments = ["-s", "--cacert", path("ca.pem"), "-o", path("curl.out"), "-w", "%{http_code}", "-X", method,
+        var arguments = ["-s", "--cacert", path("ca.pem"), "-o", path("curl.out"), "-D", path("curl.headers"), "-w", "%{http_code}", "-X", method,
                          "-H", "Accept: application/json", "https://127.0.0.1:\(port)/CarDealer.svc/\(target)"]
         if let key { arguments += ["-H", "Authorization: Bearer \(key)"] }
         if let body { arguments += ["-H", "Content-Type: application/json", "--data", body] }
@@ -93,6 +93,8 @@ import Glibc
         let port = gateway.port
 
         #expect(try curl(port, "Person(1)", key: nil).status == 401)
+        let challenges = try String(contentsOfFile: path("curl.headers"), encoding: .utf8).lowercased()
+        #expect(challenges.contains("www-authenticate: basic") && challenges.contains("www-authenticate: bearer"), "\(challenges)")
         #expect(try curl(port, "Person(1)", key: "not-a-key").status == 401)
         let readByReader = try curl(port, "Person(1)", key: reader)
         #expect(readByReader.status == 200 && readByReader.body.contains("Bob"))
