@@ -21,6 +21,7 @@
 // Dependencies, and why each is here:
 // - swift-argument-parser: the command lines of dealer-gateway, dealer and dealer-codegen.
 // - swift-log: structured logging in the gateway (requests, errors with their detail).
+// - swift-crypto: API keys' random bytes and salted SHA-256 hashes, compared in constant time.
 import PackageDescription
 
 let package = Package(
@@ -36,6 +37,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -50,8 +52,9 @@ let package = Package(
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
         .target(name: "HTTPCore", dependencies: ["CMicroHTTPD"]),
         .target(name: "ODataHTTP", dependencies: [
-            "EDM", "ODataURI", "ODataStore", "ODataSerialization", "HTTPCore",
+            "CSDL", "EDM", "ODataURI", "ODataStore", "ODataSerialization", "HTTPCore",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "DealerGateway", dependencies: [
             "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "EDM",

@@ -30,16 +30,33 @@ static inline struct MHD_Daemon *cmhd_start_daemon(
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int connection_timeout_seconds,
     size_t connection_memory_limit,
-    unsigned int connection_limit)
+    unsigned int connection_limit,
+    const char *tls_key_pem, const char *tls_cert_pem)
 {
-    return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0, NULL, NULL, handler, handler_cls,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
-        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_END);
+    // With a key and certificate the daemon speaks TLS (GnuTLS) on every connection, those the
+    // listener adds with MHD_add_connection included: libmicrohttpd sets up the session as it
+    // takes the socket in, and the handshake comes before anything is read as HTTP.
+    struct MHD_OptionItem options[] = {
+        { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_cls },
+        { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, uri_log_cls },
+        { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify_connection, notify_connection_cls },
+        { MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds, NULL },
+        { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)connection_memory_limit, NULL },
+        { MHD_OPTION_CONNECTION_LIMIT, connection_limit, NULL },
+        { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key_pem },
+        { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    int tls = tls_key_pem != NULL && tls_cert_pem != NULL;
+    if (!tls) options[6].option = MHD_OPTION_END;
+    return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL,
+        handler, handler_cls, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+// Whether this libmicrohttpd was built with TLS (GnuTLS).
+static inline int cmhd_tls_supported(void)
+{
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 // The socket of a connection (the listener keeps its accounting by socket).

@@ -16,7 +16,7 @@ struct DealerGateway: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dealer-gateway",
         abstract: "An OData V2 gateway over SQLite, driven by a CSDL schema.",
-        subcommands: [Serve.self, Initialize.self],
+        subcommands: [Serve.self, Initialize.self, Keys.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -134,12 +134,15 @@ struct Serve: ParsableCommand {
     @Option(help: "Log level: trace, debug (adds an access log line per request), info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @OptionGroup var security: SecurityOptions
+
     func validate() throws {
         guard root.hasPrefix("/"), !root.hasSuffix("/") || root == "/" else { throw ValidationError("--root must start with / and not end with /") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard pageSize >= 1 else { throw ValidationError("--page-size must be at least 1") }
         guard (0...(1 << 20)).contains(mmapMegabytes) else { throw ValidationError("--mmap-mb must be from 0 to 1048576") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
+        try security.validate(host: host)
         if let maxConnections { guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") } }
         guard maxConnectionsPerClient >= 0 else { throw ValidationError("--max-connections-per-client must be 0 or more") }
         guard requestHeadTimeout >= 0, requestHeadTimeout <= 3600 else { throw ValidationError("--request-head-timeout must be from 0 to 3600 seconds") }
@@ -194,11 +197,15 @@ struct Serve: ParsableCommand {
         let model = try database.loadModel()
         try database.prepareDatabase(model: model, seed: seed, logger: logger)
 
-        // Block the stop signals before any thread starts, so that only sigwait below sees them.
+        let access = try security.accessControl(schema: database.schema, model: model, logger: logger)
+
+        // Block the stop and reload signals before any thread starts, so that only sigwait below
+        // sees them.
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGHUP)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         var configuration = ODataService.Configuration()
@@ -215,6 +222,7 @@ struct Serve: ParsableCommand {
         configuration.limits.maxObjectCountOnInsert = maxObjectCountOnInsert
         configuration.limits.maxBatchResponseBytes = maxBatchResponseBytes
         configuration.publicURL = publicURL
+        configuration.rateLimit = try security.rateLimit.map { try Serve.parseRate($0, option: "--rate-limit") }
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.configureForODataService()
         serverConfiguration.host = host
@@ -225,20 +233,25 @@ struct Serve: ParsableCommand {
         serverConfiguration.connectionsPerAddressLimit = UInt32(clamping: maxConnectionsPerClient)
         serverConfiguration.requestHeadTimeoutSeconds = requestHeadTimeout
         serverConfiguration.bodyMemoryBudget = bodyMemoryMegabytes << 20
-        serverConfiguration.recordsClientAddress = logger.logLevel <= .debug
+        serverConfiguration.recordsClientAddress = logger.logLevel <= .debug || access != nil || configuration.rateLimit != nil
+        serverConfiguration.tls = try security.tlsCredentials(logger: logger)
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
         // The engine: a SQLite file, each worker reading through its own connection.
         let store = SQLiteStore(path: database.db, memoryMapSize: mmapMegabytes << 20)
-        let service = ODataService(model: model, store: store, configuration: configuration, logger: logger)
+        let service = try ODataService(model: model, store: store, configuration: configuration, logger: logger, access: access)
         let server = HTTPServer(configuration: serverConfiguration) { request in service.handle(request) }
         let boundPort = try server.start()
         // Written unbuffered: tests and scripts wait for this line to learn the port.
-        FileHandle.standardOutput.write(Data("Serving http://\(displayHost):\(boundPort)\(configuration.rootPath)/\n".utf8))
+        let scheme = serverConfiguration.tls == nil ? "http" : "https"
+        FileHandle.standardOutput.write(Data("Serving \(scheme)://\(displayHost):\(boundPort)\(configuration.rootPath)/\n".utf8))
         logger.info("serving \(database.schema) from \(database.db) with \(threads) threads")
 
+        if let access { SecurityOptions.watch(access, logger: logger) }
         var received: Int32 = 0
-        sigwait(&signals, &received)
+        while sigwait(&signals, &received) == 0, received == SIGHUP {
+            SecurityOptions.reload(access, logger: logger)
+        }
         logger.info("signal \(received): stopping")
         Self.exitIfStopTakesLongerThan(seconds: 4, logger: logger)
         server.stop()

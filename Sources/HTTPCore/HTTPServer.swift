@@ -72,6 +72,10 @@ public final class HTTPServer: @unchecked Sendable {
         /// The header fields the handler reads for most requests, found once per connection's
         /// fields (`HTTPRequest.header(slot:name:)`).
         public var headerIndex = HeaderIndex.none
+        /// The PEM key and certificate (chain) to serve HTTPS with, through libmicrohttpd's own
+        /// TLS; nil: plain HTTP. libmicrohttpd keeps them for the daemons' life, so new ones
+        /// take a restart.
+        public var tls: TLSCredentials?
         /// The answers to a connection refused at `connectionLimit` and past
         /// `connectionsPerAddressLimit`, before its request is read. Each is sent as it is, with
         /// `Connection: close` and its Content-Length, in one write that may be lost: the close
@@ -84,6 +88,18 @@ public final class HTTPServer: @unchecked Sendable {
         public init() {}
     }
 
+    public struct TLSCredentials: Sendable {
+        public var keyPEM: String
+        public var certificatePEM: String
+        public init(keyPEM: String, certificatePEM: String) {
+            self.keyPEM = keyPEM
+            self.certificatePEM = certificatePEM
+        }
+    }
+
+    /// Whether the libmicrohttpd in use was built with TLS.
+    public static var supportsTLS: Bool { cmhd_tls_supported() != 0 }
+
     public struct StartError: Error, CustomStringConvertible {
         public let description: String
     }
@@ -95,6 +111,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// daemons, one per worker thread, that it deals them out to in turn (CMicroHTTPD's
     /// listener.h says why libmicrohttpd does not accept them itself).
     private var listener: UnsafeMutablePointer<cmhd_listener>?
+    /// The TLS key and certificate as the daemons read them, freed when the server ends.
+    private var tlsStrings: (key: UnsafeMutablePointer<CChar>?, certificate: UnsafeMutablePointer<CChar>?)?
 
     /// Guards `parked` and `stopping`; `unparked` signals `stop` that `parked` went down.
     private var parkingMutex = pthread_mutex_t()
@@ -116,6 +134,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit {
         stop()
+        if let tlsStrings {
+            free(tlsStrings.key)
+            free(tlsStrings.certificate)
+        }
         pthread_cond_destroy(&unparked)
         pthread_mutex_destroy(&parkingMutex)
     }
@@ -166,6 +188,13 @@ public final class HTTPServer: @unchecked Sendable {
         }
         // Connections are told about from the daemons' threads, which start below.
         self.listener = listener
+        if configuration.tls != nil, !Self.supportsTLS {
+            cmhd_listener_close(listener)
+            self.listener = nil
+            throw StartError(description: "this libmicrohttpd was built without TLS")
+        }
+        // C copies that every daemon reads for its life (libmicrohttpd keeps the pointers).
+        tlsStrings = configuration.tls.map { (strdup($0.keyPEM), strdup($0.certificatePEM)) }
         var daemons: [OpaquePointer?] = []
         for _ in 0..<workers {
             guard let daemon = cmhd_start_daemon(
@@ -178,7 +207,8 @@ public final class HTTPServer: @unchecked Sendable {
                 configuration.connectionMemory,
                 // Above what the listener ever hands one daemon (it admits `connectionLimit` in
                 // all): libmicrohttpd must never find itself at its own limit (listener.h).
-                connectionLimit + 16)
+                connectionLimit + 16,
+                tlsStrings?.key, tlsStrings?.certificate)
             else {
                 let reason = String(cString: strerror(errno))
                 daemons.forEach { MHD_stop_daemon($0) }

@@ -9,6 +9,9 @@ struct EntityPersister {
     let writer: any EntityWriting
     /// Finds the entity a binding names.
     let resolve: (EntityReference, NavigationProperty) throws -> EntityRecord
+    /// Refuses an entity of this type inlined in the body (deep insert) when the caller may not
+    /// create it; the request's own target was checked before the body was read.
+    var checkInline: (EntityType) throws -> Void = { _ in }
 
     // MARK: Create
 
@@ -49,7 +52,9 @@ struct EntityPersister {
                 let principal: EntityRecord
                 switch related {
                 case .reference(let reference): principal = try resolve(reference, nav)
-                case .inline(let inner): principal = try create(inner)
+                case .inline(let inner):
+                    try checkInline(inner.entityType)
+                    principal = try create(inner)
                 }
                 try assign(principal, to: nav.association, in: &columns, by: "'\(nav.name)'")
             case .collection:
@@ -69,7 +74,9 @@ struct EntityPersister {
             for element in related {
                 switch element {
                 case .reference(let reference): try writer.link(record, nav, to: try resolve(reference, nav))
-                case .inline(let inner): _ = try create(inner, from: record, along: nav)
+                case .inline(let inner):
+                    try checkInline(inner.entityType)
+                    _ = try create(inner, from: record, along: nav)
                 }
             }
         }

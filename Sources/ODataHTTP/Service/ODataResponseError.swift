@@ -141,9 +141,9 @@ extension ODataService {
         default: ServiceError.internalError(detail: String(describing: failure))
         }
         if error.status >= 500 {
-            logger.error("\(request.method) \(request.target) -> \(error.status): \(error.detail ?? error.message)")
+            logger.error("\(request.method) \(Self.loggedTarget(request)) -> \(error.status): \(error.detail ?? error.message)")
         } else {
-            logger.debug("\(request.method) \(request.target) -> \(error.status): \(error.message)")
+            logger.debug("\(request.method) \(Self.loggedTarget(request)) -> \(error.status): \(error.message)")
         }
         switch ContentNegotiation.forError(accept: request.header(.accept), format: Self.queryOption("$format", in: request.query)) {
         case .html: return htmlError(error, request: request)

@@ -39,6 +39,9 @@ public final class ODataService: Sendable {
         /// Whether an update or delete of an entity without If-Match is refused with 428, as
         /// WCF Data Services refuses it for types with concurrency tokens.
         public var requiresIfMatch = false
+        /// Requests per second each caller may make (a key, or a client address without one);
+        /// nil: no limit but the access file's.
+        public var rateLimit: Double?
 
         public init() {}
     }
@@ -56,19 +59,48 @@ public final class ODataService: Sendable {
     /// The header lists of 200 JSON responses, which every such response shares (`okHeaders`).
     let jsonHeaders: (v1: [(String, String)], v2: [(String, String)])
     /// Each server thread's context, made on its first request and released when it ends.
-    private let workers: ThreadLocal<WorkerContext>
+    let workers: ThreadLocal<WorkerContext>
     /// The records of the contexts made so far (`workerRecords`).
     private let madeWorkers = MadeWorkers()
 
     /// Where the entities are read and written: every thread writes through its one write
     /// connection, so that their writes share commits.
     let store: any EntityStore
+    /// Whether it closes the store when it ends: a role's service shares its store.
+    private let ownsStore: Bool
+    /// The role this service serves, whose rights every resolved request is checked against;
+    /// nil: everything (no access file, or `admin`).
+    let rules: RoleRules?
+    /// Authentication and the roles' services, when an access file is in force.
+    let access: AccessControl?
+    /// Whether requests pass `admit` (keys, rates) before they are served.
+    private let isGuarded: Bool
+    let rateLimiter = RateLimiter()
 
-    /// The service of any store (the engine is the caller's choice), which it closes when it ends.
-    public init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger) {
+    /// The service of any store under an access file's rules; each role gets a service of its
+    /// own over the same store (`AccessControl`).
+    public convenience init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger,
+                            access: AccessControl?) throws(AccessFileError) {
+        self.init(model: model, store: store, configuration: configuration, logger: logger, rules: nil, access: access, ownsStore: true)
+        try access?.adopt { view, rules in
+            ODataService(model: view, store: store, configuration: configuration, logger: logger, rules: rules, access: nil, ownsStore: false)
+        }
+    }
+
+    /// The service of any store, which it closes when it ends.
+    public convenience init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger) {
+        self.init(model: model, store: store, configuration: configuration, logger: logger, rules: nil, access: nil, ownsStore: true)
+    }
+
+    init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger,
+         rules: RoleRules?, access: AccessControl?, ownsStore: Bool) {
         self.model = model
         self.configuration = configuration
         self.store = store
+        self.ownsStore = ownsStore
+        self.rules = rules
+        self.access = access
+        self.isGuarded = access != nil || configuration.rateLimit != nil
         self.logger = logger
         self.logsAccess = logger.logLevel <= .debug
         self.uriParser = UriParser(model: model, limits: configuration.limits)
@@ -90,7 +122,7 @@ public final class ODataService: Sendable {
     /// The store's write connection and thread end with the service, not with the process: it
     /// commits what is pending.
     deinit {
-        store.close()
+        if ownsStore { store.close() }
     }
 
     /// How many writes the service committed, in how many commits.
@@ -100,7 +132,8 @@ public final class ODataService: Sendable {
     /// OData error response. A write's response comes with a hold (`HTTPResponse.hold`) until
     /// its commit is decided.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        workers.withValue { worker in
+        if isGuarded { return handleAdmitted(request) }
+        return workers.withValue { worker in
             worker.begin()
             var response = respond(to: request, worker: worker)
             finish(&response, for: request)
@@ -114,18 +147,20 @@ public final class ODataService: Sendable {
 
     /// The headers every response gets, and the access log. In place: taking the response and
     /// returning it copied it, a retain and release of each of its parts, on every request.
-    func finish(_ response: inout HTTPResponse, for request: HTTPRequest) {
+    func finish(_ response: inout HTTPResponse, for request: HTTPRequest, caller: String? = nil) {
         if !configuration.allowedOrigins.isEmpty {
             CrossOrigin.addHeaders(to: &response, for: request, allowedOrigins: configuration.allowedOrigins,
                                    credentials: configuration.allowsCredentials)
         }
-        // The access log, at --log-level debug; below that the message is never built.
-        if logsAccess {
-            logger.debug("\(request.clientAddress ?? "-") \(request.method) \(request.target) \(response.status) \(response.bodyCount)")
+        if let caller {
+            auditLog(request, response, caller: caller)
+        } else if logsAccess {
+            // The access log, at --log-level debug; below that the message is never built.
+            logger.debug("\(request.clientAddress ?? "-") \(request.method) \(Self.loggedTarget(request)) \(response.status) \(response.bodyCount)")
         }
     }
 
-    private func respond(to request: HTTPRequest, worker: WorkerContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, worker: WorkerContext) -> HTTPResponse {
         if let condition = request.transportCondition {
             return errorResponse(for: condition, request: request)
         }
@@ -183,6 +218,7 @@ public final class ODataService: Sendable {
             }
             method = tunnelled
         }
+        try rules?.authorize(parsed.info, method: method)
         let context = RequestContext(request: request, worker: worker, parse: parsed, uris: try entityURIs(for: request, worker: worker),
                                      maxVersion: maxVersion)
         return (context, method)

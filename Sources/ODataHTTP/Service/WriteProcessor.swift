@@ -211,9 +211,15 @@ extension ODataService {
     // MARK: Helpers
 
     private func persister(_ context: WriteContext) -> EntityPersister {
-        EntityPersister(writer: context.writer) { reference, navigation in
-            try self.resolve(reference, along: navigation, in: context)
+        var persister = EntityPersister(writer: context.writer) { [rules] reference, navigation in
+            // A binding reads the entity it names.
+            try rules?.require(.readSingle, navigation.target.entitySet!.name)
+            return try self.resolve(reference, along: navigation, in: context)
         }
+        if let rules {
+            persister.checkInline = { type in try rules.require(.writeAppend, type.entitySet!.name) }
+        }
+        return persister
     }
 
     /// The entity a path addresses, or 404.

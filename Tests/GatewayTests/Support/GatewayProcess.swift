@@ -36,8 +36,8 @@ final class GatewayProcess {
             line.append(first)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("Serving http://127.0.0.1:"),
-              let port = UInt16(text.dropFirst("Serving http://127.0.0.1:".count).prefix { $0.isNumber }) else {
+        let prefix = text.hasPrefix("Serving https://") ? "Serving https://127.0.0.1:" : "Serving http://127.0.0.1:"
+        guard text.hasPrefix(prefix), let port = UInt16(text.dropFirst(prefix.count).prefix { $0.isNumber }) else {
             throw TestFailure("unexpected first line: \(text)")
         }
         self.port = port

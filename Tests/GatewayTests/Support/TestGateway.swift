@@ -22,10 +22,14 @@ final class TestGateway: @unchecked Sendable {
     let server: HTTPServer
     let service: ODataService
     let port: UInt16
+    /// The access rules in force, when the gateway was made with an access file.
+    let access: AccessControl?
+    var accessFilePath: String { directory.appendingPathComponent("access.json").path }
 
     var root: String { "http://127.0.0.1:\(port)/CarDealer.svc/" }
 
     init(schema: URL = TestGateway.carDealerSchema, seed: URL? = TestGateway.carDealerSeed,
+         access accessFile: AccessFile? = nil,
          configure: (inout ODataService.Configuration) -> Void = { _ in }) throws {
         model = try ModelLoader.load(contentsOf: schema)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-test-\(UUID().uuidString)")
@@ -40,12 +44,20 @@ final class TestGateway: @unchecked Sendable {
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .critical
-        service = ODataService(model: model, store: SQLiteStore(path: databasePath), configuration: configuration, logger: logger)
+        if let accessFile {
+            let path = directory.appendingPathComponent("access.json").path
+            try accessFile.write(path: path)
+            access = try AccessControl(path: path, schema: schema, model: model)
+        } else {
+            access = nil
+        }
+        service = try ODataService(model: model, store: SQLiteStore(path: databasePath), configuration: configuration, logger: logger, access: access)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.configureForODataService()
         serverConfiguration.port = 0
         serverConfiguration.threads = 2
         serverConfiguration.maxBodySize = 64 * 1024
+        serverConfiguration.recordsClientAddress = accessFile != nil || configuration.rateLimit != nil
         let service = self.service
         server = HTTPServer(configuration: serverConfiguration) { service.handle($0) }
         port = try server.start()
