@@ -172,7 +172,7 @@ public struct UriParser: Sendable {
         if let text = raw[.orderby] { options.orderBy = try ExpressionParser.parseOrderBy(text, for: type, limits: limits.expression) }
         if let text = raw[.top] {
             let top = try parseCount(text, name: "$top")
-            guard top <= limits.maxTop else { throw .badRequest("$top=\(top) exceeds the maximum $top of \(limits.maxTop)") }
+            guard top <= limits.maxTop else { throw .badRequest("$top=\(top) exceeds the maximum $top of \(limits.maxTop) (the serve option --max-top)") }
             options.top = top
         }
         if let text = raw[.skip] { options.skip = try parseCount(text, name: "$skip") }

@@ -22,12 +22,8 @@ public enum ExpressionTranslator {
     /// plain comparisons index-friendly.
     public static func condition(for expression: BoundExpression, in context: inout SQLBuildContext) -> String {
         switch expression {
-        case .and(let left, let right):
-            let l = condition(for: left, in: &context)
-            return "(" + l + " AND " + condition(for: right, in: &context) + ")"
-        case .or(let left, let right):
-            let l = condition(for: left, in: &context)
-            return "(" + l + " OR " + condition(for: right, in: &context) + ")"
+        case .and, .or:
+            return junction(expression, &context) { condition(for: $0, in: &$1) }
         case .comparison(let op, let left, let right):
             return comparison(op, left, right, unknownMeansFalse: true, &context)
         default:
@@ -97,15 +93,44 @@ public enum ExpressionTranslator {
             return comparison(op, left, right, unknownMeansFalse: false, &context)
         case .not(let inner):
             return "(NOT " + value(inner, &context) + ")"
-        case .and(let left, let right):
-            let l = value(left, &context)
-            return "(" + l + " AND " + value(right, &context) + ")"
-        case .or(let left, let right):
-            let l = value(left, &context)
-            return "(" + l + " OR " + value(right, &context) + ")"
+        case .and, .or:
+            return junction(expression, &context) { value($0, &$1) }
         case .call(let function, let arguments, _):
             return call(function, arguments, &context)
         }
+    }
+
+    /// A chain of one of `and`/`or` (`a or b or c` binds as `(a or b) or c`) written flat,
+    /// `(a OR b OR c)`: nested parentheses would cost the SQL parser a level each, and an
+    /// `in`-list of a few hundred values would overflow its stack. Both are associative in
+    /// three-valued logic, so the flat form means the same.
+    private static func junction(_ expression: BoundExpression, _ context: inout SQLBuildContext,
+                                 operand: (BoundExpression, inout SQLBuildContext) -> String) -> String {
+        let isAnd: Bool
+        switch expression {
+        case .and: isAnd = true
+        case .or: isAnd = false
+        default: return operand(expression, &context)
+        }
+        var rightOperands: [BoundExpression] = []
+        var leftmost = expression
+        while true {
+            switch leftmost {
+            case .and(let left, let right) where isAnd, .or(let left, let right) where !isAnd:
+                rightOperands.append(right)
+                leftmost = left
+                continue
+            default: break
+            }
+            break
+        }
+        // Parameters are bound in text order: the leftmost operand first.
+        var sql = "(" + operand(leftmost, &context)
+        for right in rightOperands.reversed() {
+            sql += isAnd ? " AND " : " OR "
+            sql += operand(right, &context)
+        }
+        return sql + ")"
     }
 
     /// A conversion to an Integer type that not every source value survives (`cast` from a
