@@ -30,11 +30,18 @@ struct DatabaseOptions: ParsableArguments {
         guard FileManager.default.isReadableFile(atPath: schema) else {
             throw ValidationError("cannot read the schema file \(schema)")
         }
+        let model: EntityModel
         do {
-            return try ModelLoader.load(contentsOf: URL(fileURLWithPath: schema))
+            model = try ModelLoader.load(contentsOf: URL(fileURLWithPath: schema))
         } catch let error as ModelError {
             throw ValidationError("schema \(schema): \(error.message)")
         }
+        do {
+            try ODataService.checkServiceOperations(of: model)
+        } catch {
+            throw ValidationError("schema \(schema): \(error.message)")
+        }
+        return model
     }
 
     /// Opens the database, creating its tables (and seeding them) when it is new.

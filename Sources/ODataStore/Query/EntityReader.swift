@@ -233,7 +233,7 @@ public final class EntityReader {
                         shape: shape)
     }
 
-    private func whereConditions(_ query: EntityQuery, in context: inout SQLBuildContext) -> [String] {
+    func whereConditions(_ query: EntityQuery, in context: inout SQLBuildContext) -> [String] {
         var conditions: [String] = []
         if let scope = ScopeCondition.sql(for: query.path, alias: context.rootAlias, in: &context) {
             conditions.append(scope)

@@ -1,0 +1,26 @@
+import EDM
+import ODataURI
+
+extension EntityReader: EntityAggregating {
+    public func aggregate(_ aggregate: FunctionImport.Aggregate, of query: EntityQuery) throws -> SQLValue {
+        let type = query.path.targetType
+        var context = SQLBuildContext(dialect: dialect)
+        let conditions = whereConditions(query, in: &context)
+        let computed: String
+        if let property = aggregate.property {
+            // Through the translator, which reads Decimal text as a number.
+            let column = ExpressionTranslator.sql(for: .member(MemberPath(navigations: [], property: property)), in: &context)
+            computed = aggregate.function.rawValue + "(" + column + ")"
+        } else {
+            computed = "count(*)"
+        }
+        var sql = "SELECT " + computed + " FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
+        if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        let statement = try database.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(context.parameters)
+        guard try statement.step() else { return .null }
+        return statement.value(at: 0)
+    }
+}
