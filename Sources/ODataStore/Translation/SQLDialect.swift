@@ -58,6 +58,10 @@ public protocol SQLDialect: Sendable {
 
     /// The column type of a primitive type in DDL.
     func columnType(_ type: PrimitiveType) -> String
+    /// The type and constraint of a key column whose values the engine assigns (an identity
+    /// key), as DDL: a key once assigned is never assigned again, even after its entity is
+    /// deleted, so that a deleted entity's URI never comes back.
+    func identityKeyColumn(_ type: PrimitiveType) -> String
 }
 
 extension SQLDialect {
