@@ -17,10 +17,6 @@ extension EntityReader: EntityAggregating {
         var sql = "SELECT " + computed + " FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        let statement = try database.cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(context.parameters)
-        guard try statement.step() else { return .null }
-        return statement.value(at: 0)
+        return try connection.statement(sql).rows(context.parameters).first?.first ?? .null
     }
 }
