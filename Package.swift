@@ -2,13 +2,17 @@
 // CarDealer: an OData V2 gateway over SQLite, served by libmicrohttpd, and its clients.
 //
 // Layers, with dependencies pointing one way (top depends on bottom):
-//   executables   DealerGateway (serves the OData service on the HTTP server)
+//   executables   DealerGateway (serves the OData service on the HTTP server; picks the engine)
 //   OData service ODataHTTP (the request pipeline and $batch)
 //   serializers   ODataSerialization
-//   storage       ODataStore
+//   engines       SQLiteStore (the SQLite engine, the only module that imports CSQLite)
+//   storage       ODataStore (the engine-neutral storage interface, read plans, SQL builders, dialect protocol)
 //   URI/query     ODataURI
 //   model         EDM  <- CSDL (the EDMX reader/writer, shared with the client code generator)
 //   C shims       CSQLite, CMicroHTTPD
+// An engine is a sibling of the serializers above ODataStore: ODataSerialization and ODataHTTP
+// reach storage only through ODataStore's interface and never import an engine; DealerGateway
+// (and the tests) do.
 // HTTPCore, the HTTP/1.1 server on libmicrohttpd, is a layer of its own between CMicroHTTPD and
 // ODataHTTP: it knows nothing of OData and depends on CMicroHTTPD alone; ODataHTTP answers its
 // requests, and only ODataHTTP and DealerGateway import it.
@@ -41,7 +45,8 @@ let package = Package(
         .target(name: "CSDL"),
         .target(name: "EDM", dependencies: ["CSDL"]),
         .target(name: "ODataURI", dependencies: ["EDM"]),
-        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"], exclude: ["README.md"]),
+        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI"], exclude: ["README.md"]),
+        .target(name: "SQLiteStore", dependencies: ["EDM", "ODataURI", "ODataStore", "CSQLite"]),
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
         .target(name: "HTTPCore", dependencies: ["CMicroHTTPD"]),
         .target(name: "ODataHTTP", dependencies: [
@@ -49,7 +54,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "DealerGateway", dependencies: [
-            "HTTPCore", "ODataHTTP", "ODataStore", "EDM",
+            "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "EDM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -67,7 +72,7 @@ let package = Package(
 
         .testTarget(name: "ClientTests", dependencies: ["RestConnection", "CSDL", "Dealer", "DealerCodegen", "DealerGateway"]),
         .testTarget(name: "GatewayTests", dependencies: [
-            "HTTPCore", "ODataHTTP", "ODataStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
+            "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
             .product(name: "Logging", package: "swift-log"),
             "DealerGateway",
         ], exclude: ["Fixtures"]),

@@ -6,6 +6,7 @@ import Logging
 import ODataHTTP
 import ODataSerialization
 import ODataStore
+import SQLiteStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -207,7 +208,6 @@ struct Serve: ParsableCommand {
         configuration.rootPath = root == "/" ? "" : root
         configuration.defaultPageSize = pageSize
         configuration.allowedOrigins = allowedOrigins
-        configuration.memoryMapSize = mmapMegabytes << 20
         configuration.limits.maxResultsPerCollection = maxResultsPerCollection
         configuration.limits.maxEntitiesPerResponse = maxEntitiesPerResponse
         configuration.limits.maxBatchCount = maxBatchCount
@@ -231,7 +231,9 @@ struct Serve: ParsableCommand {
         serverConfiguration.recordsClientAddress = logger.logLevel <= .debug
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
-        let service = ODataService(model: model, databasePath: database.db, configuration: configuration, logger: logger)
+        // The engine: a SQLite file, each worker reading through its own connection.
+        let store = SQLiteStore(path: database.db, memoryMapSize: mmapMegabytes << 20)
+        let service = ODataService(model: model, store: store, configuration: configuration, logger: logger)
         let server = HTTPServer(configuration: serverConfiguration) { request in service.handle(request) }
         let boundPort = try server.start()
         // Written unbuffered: tests and scripts wait for this line to learn the port.

@@ -1,6 +1,7 @@
 import EDM
 import Foundation
 @testable import ODataStore
+@testable import SQLiteStore
 import ODataURI
 import Testing
 

@@ -5,6 +5,7 @@ import Logging
 @testable import ODataHTTP
 import ODataSerialization
 import ODataStore
+import SQLiteStore
 
 /// A real gateway for one test: a fresh SQLite file seeded from a seed folder, served by the
 /// libmicrohttpd server on an ephemeral loopback port.
@@ -39,7 +40,7 @@ final class TestGateway: @unchecked Sendable {
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .critical
-        service = ODataService(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
+        service = ODataService(model: model, store: SQLiteStore(path: databasePath), configuration: configuration, logger: logger)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.configureForODataService()
         serverConfiguration.port = 0

@@ -1,5 +1,6 @@
 import CSQLite
 import EDM
+import ODataStore
 
 /// A prepared statement (`SQLStatement`). Owned by one `Database`, used by one thread at a time.
 public final class Statement: SQLStatement {

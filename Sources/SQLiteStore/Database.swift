@@ -1,4 +1,5 @@
 import CSQLite
+import ODataStore
 
 /// SQLite's process-wide settings, applied once before the first connection opens (SQLite
 /// refuses them afterwards, which is harmless: they only save time).

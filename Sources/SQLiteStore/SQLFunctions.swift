@@ -1,4 +1,5 @@
 import CSQLite
+import ODataStore
 
 /// SQL functions the expression translation uses, registered on every connection.
 public enum SQLFunctions {
