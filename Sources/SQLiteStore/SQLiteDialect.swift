@@ -108,9 +108,9 @@ public struct SQLiteDialect: SQLDialect {
             }
             return "substr(" + s + ", max(" + start + ", 0) + 1)"
         case .toLower:
-            return "lower(" + arg(0) + ")"
+            return SQLFunctions.lower + "(" + arg(0) + ")"
         case .toUpper:
-            return "upper(" + arg(0) + ")"
+            return SQLFunctions.upper + "(" + arg(0) + ")"
         case .trim:
             return "trim(" + arg(0) + ", " + Self.whitespaceCharacters + ")"
         case .concat:

@@ -65,8 +65,10 @@ import Testing
         ("name eq 'zeta ünïcode ß'", [8]),
         ("tolower(name) eq 'alpha'", [1, 7]),
         ("toupper(name) eq 'ALPHA'", [1, 7]),
-        // tolower/toupper change ASCII letters only (SQLite's lower/upper).
-        ("toupper(name) eq 'ZETA üNïCODE ß'", [8]),
+        // tolower/toupper map by Unicode, as .NET's invariant mappings: ß upper is SS.
+        ("toupper(name) eq 'ZETA ÜNÏCODE SS'", [8]),
+        ("tolower('ZETA ÜNÏCODE ß') eq name", [8]),
+        ("length(toupper(name)) eq 15", [8]),
         ("startswith(name, 'Al')", [1]),
         ("startswith(name, '')", named),
         ("startswith(name, 'Alphabet')", []),

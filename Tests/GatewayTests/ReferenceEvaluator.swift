@@ -12,7 +12,7 @@ import ODataURI
 /// its result type (Int32 or Int64) with a result outside that type null, as is division or
 /// modulo by zero,
 /// strings are sequences of Unicode scalars compared by their UTF-8 bytes, `tolower`/`toupper`
-/// change ASCII letters only, and date parts are read in UTC.
+/// map each scalar by Unicode's full case mapping, and date parts are read in UTC.
 struct ReferenceEvaluator {
     /// A value during evaluation. Decimals are carried as doubles, as the store computes them.
     enum Value: Equatable, CustomStringConvertible {
@@ -312,9 +312,10 @@ struct ReferenceEvaluator {
             }
             return .text(text(Array(s[start..<end])))
         case .toLower:
-            return .text(text(scalars(arguments[0]).map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
+            // Unicode's full case mapping, scalar by scalar ('İ' becomes two, 'ß' upper "SS").
+            return .text(text(scalars(arguments[0]).flatMap { $0.properties.lowercaseMapping.unicodeScalars }))
         case .toUpper:
-            return .text(text(scalars(arguments[0]).map { ("a"..."z").contains($0) ? Unicode.Scalar($0.value - 32)! : $0 }))
+            return .text(text(scalars(arguments[0]).flatMap { $0.properties.uppercaseMapping.unicodeScalars }))
         case .trim:
             var s = scalars(arguments[0])[...]
             while let first = s.first, whitespace.contains(first.value) { s = s.dropFirst() }
