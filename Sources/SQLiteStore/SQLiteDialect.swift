@@ -62,6 +62,9 @@ public struct SQLiteDialect: SQLDialect {
         if range == Int64(Int32.min)...Int64(Int32.max) { return SQLFunctions.int32 + "(" + sql + ")" }
         return castToInteger(sql, within: range)
     }
+    /// Foreign keys are checked at COMMIT instead (reset by SQLite when the transaction ends).
+    public var deferForeignKeyChecks: String? { "PRAGMA defer_foreign_keys = ON" }
+
     public var binaryCollation: String { " COLLATE BINARY" }
     public var trueValue: String { "1" }
     public var falseValue: String { "0" }

@@ -62,9 +62,15 @@ public protocol SQLDialect: Sendable {
     /// key), as DDL: a key once assigned is never assigned again, even after its entity is
     /// deleted, so that a deleted entity's URI never comes back.
     func identityKeyColumn(_ type: PrimitiveType) -> String
+    /// A statement that, inside a transaction, defers its foreign-key checks to the commit,
+    /// so that rows may be inserted before the rows they refer to (seeding); nil (the
+    /// default) when the engine checks every statement as it runs.
+    var deferForeignKeyChecks: String? { get }
 }
 
 extension SQLDialect {
+    public var deferForeignKeyChecks: String? { nil }
+
     /// `alias."column"`.
     public func column(_ alias: String, _ column: String) -> String {
         alias + "." + quote(column)
