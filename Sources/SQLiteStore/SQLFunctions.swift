@@ -22,6 +22,8 @@ public enum SQLFunctions {
 
     static func register(on handle: OpaquePointer) -> Int32 {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let decimalsRegistered = DecimalFunctions.register(on: handle)
+        guard decimalsRegistered == SQLITE_OK else { return decimalsRegistered }
         for (name, isLower) in [(lower, true), (upper, false)] {
             let rc = sqlite3_create_function_v2(handle, name, 1, flags, isLower ? UnsafeMutableRawPointer(bitPattern: 1) : nil, { context, _, arguments in
                 guard let argument = arguments?[0], sqlite3_value_type(argument) != SQLITE_NULL, let text = sqlite3_value_text(argument) else {
@@ -70,6 +72,15 @@ public enum SQLFunctions {
                 } else {
                     sqlite3_result_null(context)
                 }
+            case SQLITE_TEXT:
+                // A Decimal, kept as its text.
+                guard let text = sqlite3_value_text(argument),
+                      let number = DecimalFunctions.parse(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(argument))), as: UTF8.self)),
+                      let whole = DecimalFunctions.integer(truncating: number, within: lowest...highest) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                sqlite3_result_int64(context, whole)
             default:
                 sqlite3_result_null(context)
             }

@@ -62,6 +62,14 @@ public struct SQLiteDialect: SQLDialect {
         if range == Int64(Int32.min)...Int64(Int32.max) { return SQLFunctions.int32 + "(" + sql + ")" }
         return castToInteger(sql, within: range)
     }
+    /// Decimal text computed by `DecimalFunctions`, compared by their collation.
+    public var exactDecimal: ExactDecimalSQL? { Self.decimalFunctions }
+    private static let decimalFunctions = ExactDecimalSQL(
+        convert: DecimalFunctions.convert, add: DecimalFunctions.add, subtract: DecimalFunctions.subtract,
+        multiply: DecimalFunctions.multiply, divide: DecimalFunctions.divide, modulo: DecimalFunctions.modulo,
+        negate: DecimalFunctions.negate, round: DecimalFunctions.round, floor: DecimalFunctions.floor,
+        ceiling: DecimalFunctions.ceiling, collation: " COLLATE " + DecimalFunctions.collation)
+
     /// Foreign keys are checked at COMMIT instead (reset by SQLite when the transaction ends).
     public var deferForeignKeyChecks: String? { "PRAGMA defer_foreign_keys = ON" }
 

@@ -286,7 +286,7 @@ import Testing
         let sql = ExpressionTranslator.condition(for: expression, in: &context)
         #expect(!sql.contains("12345") && !sql.contains("OR 1=1") && !sql.contains("1.5") && !sql.contains("DEAD"), "\(sql)")
         #expect(sql.filter { $0 == "?" }.count == context.parameters.count)
-        #expect(context.parameters == [.text("x' OR 1=1 --"), .integer(12345), .real(1.5), .integer(1_257_033_600_000), .blob([0xDE, 0xAD])])
+        #expect(context.parameters == [.text("x' OR 1=1 --"), .integer(12345), .text("1.5"), .integer(1_257_033_600_000), .blob([0xDE, 0xAD])])
     }
 
     @Test func navigationPathsJoinOncePerPath() throws {

@@ -8,8 +8,11 @@ extension EntityReader: EntityAggregating {
         let conditions = whereConditions(query, in: &context)
         let computed: String
         if let property = aggregate.property {
-            // Through the translator, which reads Decimal text as a number.
-            let column = ExpressionTranslator.sql(for: .member(MemberPath(navigations: [], property: property)), in: &context)
+            // Through the translator, which reads Decimal as the engine computes it; for min
+            // and max with the collation that orders decimals by value.
+            let member = BoundExpression.member(MemberPath(navigations: [], property: property))
+            let column = aggregate.function == .min || aggregate.function == .max
+                ? ExpressionTranslator.orderKey(for: member, in: &context) : ExpressionTranslator.sql(for: member, in: &context)
             computed = aggregate.function.rawValue + "(" + column + ")"
         } else {
             computed = "count(*)"

@@ -8,13 +8,22 @@ import ODataURI
 /// - Every literal is a bound parameter; the SQL text holds only model names (quoted) and
 ///   constants of this translator and the dialect. Parameters are bound in the order they appear.
 /// - Member paths through navigations use the context's LEFT JOIN aliases.
-/// - Decimals are computed as doubles (`SQLDialect.castToReal`).
+/// - Decimals are computed exactly where the dialect can (`SQLDialect.exactDecimal`: functions
+///   over decimal text, compared by a collation), else as doubles (`SQLDialect.castToReal`).
 /// - Strings compare ordinally and case-sensitively (`SQLDialect.binaryCollation`).
 public enum ExpressionTranslator {
     /// SQL whose value is the expression's value: 0/1/NULL for Booleans. Use it for `$orderby`
     /// keys and wherever the exact value matters.
     public static func sql(for expression: BoundExpression, in context: inout SQLBuildContext) -> String {
         value(expression, &context)
+    }
+
+    /// `sql(for:in:)` as a term to order by, compare with a skip token's value or take the
+    /// `min`/`max` of: with the exact decimal collation where the value is a decimal.
+    public static func orderKey(for expression: BoundExpression, in context: inout SQLBuildContext) -> String {
+        let sql = value(expression, &context)
+        guard expression.type == .decimal, let exact = context.dialect.exactDecimal else { return sql }
+        return "(" + sql + exact.collation + ")"
     }
 
     /// SQL for a WHERE clause: true exactly where the filter is true. Where the difference
@@ -63,23 +72,42 @@ public enum ExpressionTranslator {
     private static func value(_ expression: BoundExpression, _ context: inout SQLBuildContext) -> String {
         switch expression {
         case .literal(let value, let type):
-            return context.bind(parameter(value, type))
+            return context.bind(parameter(value, type, exact: context.dialect.exactDecimal != nil))
         case .member(let path):
             let column = context.dialect.column(context.alias(for: path.navigations), path.property.columnName)
-            return path.property.type == .decimal ? context.dialect.castToReal(column) : column
+            return path.property.type == .decimal && context.dialect.exactDecimal == nil ? context.dialect.castToReal(column) : column
         case .convert(let inner, let target):
             let source = inner.type
             let sql = value(inner, &context)
             if isNarrowing(from: source, to: target), let range = target.integerRange {
                 return context.dialect.castToInteger(sql, within: range)
             }
+            if let exact = context.dialect.exactDecimal, source != nil {
+                // Decimal text from and to other numbers: exactly into it, as a double out of it.
+                if target == .decimal && source != .decimal { return exact.convert + "(" + sql + ")" }
+                if source == .decimal && (target == .double || target == .single) { return context.dialect.castToReal(sql) }
+            }
             if !target.isIntegral && (source?.isIntegral ?? false) { return context.dialect.castToReal(sql) }
             return sql
         case .negate(let inner, let type):
+            if type == .decimal, let exact = context.dialect.exactDecimal {
+                return exact.negate + "(" + value(inner, &context) + ")"
+            }
             return inRange("(- " + value(inner, &context) + ")", type, context.dialect)
         case .arithmetic(let op, let left, let right, let type):
             let l = value(left, &context)
             let r = value(right, &context)
+            if type == .decimal, let exact = context.dialect.exactDecimal {
+                let function: String
+                switch op {
+                case .add: function = exact.add
+                case .subtract: function = exact.subtract
+                case .multiply: function = exact.multiply
+                case .divide: function = exact.divide
+                case .modulo: function = exact.modulo
+                }
+                return function + "(" + l + ", " + r + ")"
+            }
             switch op {
             case .add: return inRange("(" + l + " + " + r + ")", type, context.dialect)
             case .subtract: return inRange("(" + l + " - " + r + ")", type, context.dialect)
@@ -149,9 +177,9 @@ public enum ExpressionTranslator {
     }
 
     /// The parameter for a literal, in the storage representation the comparison meets.
-    private static func parameter(_ value: EDMValue, _ type: PrimitiveType?) -> SQLValue {
+    private static func parameter(_ value: EDMValue, _ type: PrimitiveType?, exact: Bool) -> SQLValue {
         switch value {
-        case .decimal(let text): return Double(text).map(SQLValue.real) ?? .null
+        case .decimal(let text): return exact ? .text(text) : Double(text).map(SQLValue.real) ?? .null
         case .double(let number): return .real(number)
         default: return SQLValue(value)
         }
@@ -175,7 +203,8 @@ public enum ExpressionTranslator {
             }
         }
         let nullable = mayBeNull(left) || mayBeNull(right)
-        let collation = left.type == .string || right.type == .string ? context.dialect.binaryCollation : ""
+        var collation = left.type == .string || right.type == .string ? context.dialect.binaryCollation : ""
+        if left.type == .decimal || right.type == .decimal, let exact = context.dialect.exactDecimal { collation = exact.collation }
         let l = value(left, &context)
         let r = value(right, &context) + collation
         switch op {
@@ -198,6 +227,10 @@ public enum ExpressionTranslator {
 
     private static func call(_ function: ExpressionFunction, _ arguments: [BoundExpression],
                              _ context: inout SQLBuildContext) -> String {
+        if [.round, .floor, .ceiling].contains(function), arguments.first?.type == .decimal, let exact = context.dialect.exactDecimal {
+            let name = function == .round ? exact.round : function == .floor ? exact.floor : exact.ceiling
+            return name + "(" + value(arguments[0], &context) + ")"
+        }
         switch function {
         case .year, .month, .day, .hour, .minute, .second:
             let sql = value(arguments[0], &context)

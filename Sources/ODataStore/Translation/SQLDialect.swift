@@ -66,10 +66,14 @@ public protocol SQLDialect: Sendable {
     /// so that rows may be inserted before the rows they refer to (seeding); nil (the
     /// default) when the engine checks every statement as it runs.
     var deferForeignKeyChecks: String? { get }
+    /// How the engine computes Edm.Decimal exactly; nil (the default) computes it in double
+    /// precision (`castToReal`).
+    var exactDecimal: ExactDecimalSQL? { get }
 }
 
 extension SQLDialect {
     public var deferForeignKeyChecks: String? { nil }
+    public var exactDecimal: ExactDecimalSQL? { nil }
 
     /// `alias."column"`.
     public func column(_ alias: String, _ column: String) -> String {
