@@ -38,6 +38,19 @@ def inventory(client):
     west = datetime.datetime(1969, 12, 31, 20, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=-7)))
     client.entity_sets.Items.update_entity(Id=1).set(Audited=west).execute()
     assert client.entity_sets.Items.get_entity(Id=1).execute().Audited == west
+    # Decimal at precision 29 and Int64 at its ends and beyond 2^53, written, read and filtered.
+    exact = "1234567890123456789012345.6789"
+    client.entity_sets.Items.update_entity(Id=1).set(Exact=exact).execute()
+    client.entity_sets.Items.update_entity(Id=2).set(Exact="1234567890123456789012345.6788", Big=9007199254740992).execute()
+    client.entity_sets.Items.update_entity(Id=5).set(Big=9223372036854775807).execute()
+    assert decimal.Decimal(client.entity_sets.Items.get_entity(Id=1).execute().Exact) == decimal.Decimal(exact)
+    hits = client.entity_sets.Items.get_entities().filter(f"Exact eq {exact}M").execute()
+    assert [i.Id for i in hits] == [1], hits
+    ordered = client.entity_sets.Items.get_entities().filter("Exact ne null").order_by("Exact desc").execute()
+    assert [i.Id for i in ordered] == [1, 2], ordered
+    assert [i.Id for i in client.entity_sets.Items.get_entities().filter(Big=9007199254740993).execute()] == [1]
+    assert client.entity_sets.Items.get_entity(Id=4).execute().Big == -2 ** 63
+    assert client.entity_sets.Items.get_entity(Id=5).execute().Big == 2 ** 63 - 1
     print("pyodata: all steps passed")
     sys.exit(0)
 

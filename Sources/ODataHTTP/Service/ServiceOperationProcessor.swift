@@ -58,6 +58,9 @@ extension ODataService {
             let scale = aggregate.property?.scale ?? 0
             let digits = aggregate.function == .avg ? scale + 10 : scale
             return .decimal(LiteralParser.canonicalDecimal(Substring(String(format: "%.\(digits)f", number))))
+        case (.integer(let milliseconds), .dateTimeOffset):
+            // The aggregate of instants (the store compares them), at UTC.
+            return .dateTimeOffset(milliseconds, offsetMinutes: 0)
         default:
             return EDMValue(stored, as: type)
         }

@@ -283,10 +283,10 @@ public final class EntityReader {
             var parts: [String] = []
             for previous in 0..<index {
                 let previousSQL = sql(previous)
-                let bound = context.bind(SQLValue(token[previous]))
+                let bound = context.bind(Self.positionValue(token[previous], isOrderBy: terms[previous].expression != nil))
                 parts.append(dialect.nullSafeEqual(previousSQL, bound, negated: false))
             }
-            let value = SQLValue(token[index])
+            let value = Self.positionValue(token[index], isOrderBy: term.expression != nil)
             switch (value, term.descending) {
             case (.null, false): parts.append(sql(index) + " IS NOT NULL")
             case (.null, true): parts.append(dialect.falseValue)
@@ -301,6 +301,13 @@ public final class EntityReader {
             alternatives.append("(" + parts.joined(separator: " AND ") + ")")
         }
         return "(" + alternatives.joined(separator: " OR ") + ")"
+    }
+
+    /// A skip token's value as its term compares it: an order-by term of a DateTimeOffset
+    /// compares the instant (`DateTimeOffsetStorage`), a key its stored value.
+    private static func positionValue(_ value: EDMValue, isOrderBy: Bool) -> SQLValue {
+        if isOrderBy, case .dateTimeOffset(let milliseconds, _) = value { return .integer(milliseconds) }
+        return SQLValue(value)
     }
 
     /// An order-by value as it goes into a skip token; its literal form tells its storage class,

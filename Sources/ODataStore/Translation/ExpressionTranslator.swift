@@ -75,7 +75,12 @@ public enum ExpressionTranslator {
             return context.bind(parameter(value, type, exact: context.dialect.exactDecimal != nil))
         case .member(let path):
             let column = context.dialect.column(context.alias(for: path.navigations), path.property.columnName)
-            return path.property.type == .decimal && context.dialect.exactDecimal == nil ? context.dialect.castToReal(column) : column
+            switch path.property.type {
+            case .decimal where context.dialect.exactDecimal == nil: return context.dialect.castToReal(column)
+            // Compared, ordered and taken apart as its instant; the offset is only written back.
+            case .dateTimeOffset: return DateTimeOffsetStorage.instant(column)
+            default: return column
+            }
         case .convert(let inner, let target):
             let source = inner.type
             let sql = value(inner, &context)
@@ -181,6 +186,7 @@ public enum ExpressionTranslator {
         switch value {
         case .decimal(let text): return exact ? .text(text) : Double(text).map(SQLValue.real) ?? .null
         case .double(let number): return .real(number)
+        case .dateTimeOffset(let milliseconds, _): return .integer(milliseconds)
         default: return SQLValue(value)
         }
     }
