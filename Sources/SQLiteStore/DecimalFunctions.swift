@@ -15,6 +15,8 @@ import ODataStore
 /// - `edm_dec_mod`: the remainder of the quotient truncated toward zero (sign of the dividend).
 /// - `edm_dec_round` (half away from zero), `edm_dec_floor`, `edm_dec_ceiling`: to an integer.
 /// - `edm_dec_neg`.
+/// - `edm_dec_sum(x)`: the aggregate sum of the non-null values, NULL over none (or when a
+///   value is no decimal or the sum leaves Decimal's range).
 public enum DecimalFunctions {
     public static let convert = "edm_dec"
     public static let add = "edm_dec_add"
@@ -26,6 +28,7 @@ public enum DecimalFunctions {
     public static let floor = "edm_dec_floor"
     public static let ceiling = "edm_dec_ceiling"
     public static let negate = "edm_dec_neg"
+    public static let sum = "edm_dec_sum"
     /// The collation that compares decimal texts by value.
     public static let collation = "EDM_DECIMAL"
     /// The decimal places a quotient is rounded to.
@@ -82,6 +85,41 @@ public enum DecimalFunctions {
             }, nil, nil, nil)
             guard rc == SQLITE_OK else { return rc }
         }
+        let summing = sqlite3_create_function_v2(handle, sum, 1, flags, nil, nil, { context, _, arguments in
+            guard let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<Sum>.stride)) else {
+                sqlite3_result_error_nomem(context)
+                return
+            }
+            // Zeroed by SQLite on first use: not started, not failed.
+            let sum = raw.assumingMemoryBound(to: Sum.self)
+            guard let argument = arguments?[0], sqlite3_value_type(argument) != SQLITE_NULL, !sum.pointee.failed else { return }
+            guard let value = DecimalFunctions.decimal(of: argument) else {
+                sum.pointee.failed = true
+                return
+            }
+            if !sum.pointee.started {
+                sum.pointee = Sum(started: true, failed: false, total: value)
+            } else if let total = DecimalFunctions.checked(sum.pointee.total, value, NSDecimalAdd) {
+                sum.pointee.total = total
+            } else {
+                sum.pointee.failed = true
+            }
+        }, { context in
+            guard let raw = sqlite3_aggregate_context(context, 0) else {
+                sqlite3_result_null(context)
+                return
+            }
+            let sum = raw.assumingMemoryBound(to: Sum.self).pointee
+            guard sum.started, !sum.failed else {
+                sqlite3_result_null(context)
+                return
+            }
+            var text = sum.total.description.utf8CString
+            text.withUnsafeMutableBufferPointer { buffer in
+                sqlite3_result_text(context, buffer.baseAddress, Int32(buffer.count - 1), csqlite_transient())
+            }
+        }, nil)
+        guard summing == SQLITE_OK else { return summing }
         return sqlite3_create_collation_v2(handle, collation, SQLITE_UTF8, nil, { _, leftCount, left, rightCount, right in
             let a = String(decoding: UnsafeRawBufferPointer(start: left, count: Int(leftCount)), as: UTF8.self)
             let b = String(decoding: UnsafeRawBufferPointer(start: right, count: Int(rightCount)), as: UTF8.self)
@@ -91,6 +129,13 @@ public enum DecimalFunctions {
             }
             return x < y ? -1 : (x == y ? 0 : 1)
         }, nil)
+    }
+
+    /// The state of `edm_dec_sum`, in SQLite's zeroed aggregate context: plain bits only.
+    private struct Sum {
+        var started: Bool
+        var failed: Bool
+        var total: Decimal
     }
 
     /// A decimal from its text: digits with an optional sign, point and exponent, nothing else.

@@ -68,7 +68,7 @@ public struct SQLiteDialect: SQLDialect {
         convert: DecimalFunctions.convert, add: DecimalFunctions.add, subtract: DecimalFunctions.subtract,
         multiply: DecimalFunctions.multiply, divide: DecimalFunctions.divide, modulo: DecimalFunctions.modulo,
         negate: DecimalFunctions.negate, round: DecimalFunctions.round, floor: DecimalFunctions.floor,
-        ceiling: DecimalFunctions.ceiling, collation: " COLLATE " + DecimalFunctions.collation)
+        ceiling: DecimalFunctions.ceiling, sum: DecimalFunctions.sum, collation: " COLLATE " + DecimalFunctions.collation)
 
     /// Foreign keys are checked at COMMIT instead (reset by SQLite when the transaction ends).
     public var deferForeignKeyChecks: String? { "PRAGMA defer_foreign_keys = ON" }

@@ -60,7 +60,14 @@ import Testing
             #expect(row[4] == .integer(x < y ? 1 : 0), "\(a) lt \(b)")
             #expect(row[5] == .integer(x == y ? 1 : 0), "\(a) eq \(b)")
             #expect(row[6] == .text(String(integer)), "Int64 \(integer) as a decimal")
+            if round % 10 == 1 {
+                let c = Self.randomDecimal(&random)
+                let sum = try database.rows("SELECT edm_dec_sum(x) FROM (SELECT ?1 AS x UNION ALL SELECT ?2 UNION ALL SELECT NULL UNION ALL SELECT ?3)",
+                                            [.text(a), .text(b), .text(c)])[0][0]
+                #expect(decimal(sum) == x + y + Decimal(string: c, locale: posix)!, "sum of \(a), \(b), \(c)")
+            }
         }
+        #expect(try database.rows("SELECT edm_dec_sum(x) FROM (SELECT 1 AS x) WHERE x = 2")[0][0] == .null, "no rows, no sum")
     }
 
     @Test func int64BeyondTwoToThe53IsComparedExactly() throws {

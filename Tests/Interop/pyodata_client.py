@@ -4,8 +4,10 @@
     python pyodata_client.py --inventory http://127.0.0.1:<port>/CarDealer.svc/
 
 Exits non-zero (with the assertion that failed) unless every step works unchanged: on the car
-dealer, $metadata, reads, navigation, $count, $filter, $expand, create, update and delete; on
-the tests' inventory schema, composite keys and every simple type read back as pyodata types.
+dealer, $metadata, reads, navigation, $count, $filter (a 200-value in-list too), $expand,
+service operations through pyodata's functions, create, update and delete; on the tests'
+inventory schema, composite keys and every simple type read back as pyodata types, and
+DateTimeOffset with offsets, Decimal at precision 29 and Int64 at its ends written back.
 """
 import datetime
 import decimal

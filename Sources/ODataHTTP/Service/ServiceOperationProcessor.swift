@@ -52,8 +52,8 @@ extension ODataService {
             }
             return .integer(number)
         case (.real(let number), .decimal):
-            // Decimal sums and averages come back as doubles (SQLite has no decimal type): a sum,
-            // min or max is written at the property's scale, an average at ten digits more.
+            // From a store that computes decimals as doubles: a sum, min or max is written at
+            // the property's scale, an average at ten digits more.
             guard number.isFinite else { return .null }
             let scale = aggregate.property?.scale ?? 0
             let digits = aggregate.function == .avg ? scale + 10 : scale

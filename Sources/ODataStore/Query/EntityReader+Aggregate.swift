@@ -13,7 +13,13 @@ extension EntityReader: EntityAggregating {
             let member = BoundExpression.member(MemberPath(navigations: [], property: property))
             let column = aggregate.function == .min || aggregate.function == .max
                 ? ExpressionTranslator.orderKey(for: member, in: &context) : ExpressionTranslator.sql(for: member, in: &context)
-            computed = aggregate.function.rawValue + "(" + column + ")"
+            if property.type == .decimal, let exact = dialect.exactDecimal, aggregate.function == .sum || aggregate.function == .avg {
+                // SQLite's own sum and avg would add the decimals' text as doubles.
+                let sum = exact.sum + "(" + column + ")"
+                computed = aggregate.function == .sum ? sum : exact.divide + "(" + sum + ", count(" + column + "))"
+            } else {
+                computed = aggregate.function.rawValue + "(" + column + ")"
+            }
         } else {
             computed = "count(*)"
         }

@@ -13,12 +13,14 @@ public struct ExactDecimalSQL: Sendable {
     public var round: String
     public var floor: String
     public var ceiling: String
+    /// The aggregate sum of decimals.
+    public var sum: String
     /// Appended to a decimal operand of a comparison, an ordering term or `min`/`max`, such as
     /// ` COLLATE EDM_DECIMAL`.
     public var collation: String
 
     public init(convert: String, add: String, subtract: String, multiply: String, divide: String, modulo: String,
-                negate: String, round: String, floor: String, ceiling: String, collation: String) {
+                negate: String, round: String, floor: String, ceiling: String, sum: String, collation: String) {
         self.convert = convert
         self.add = add
         self.subtract = subtract
@@ -29,6 +31,7 @@ public struct ExactDecimalSQL: Sendable {
         self.round = round
         self.floor = floor
         self.ceiling = ceiling
+        self.sum = sum
         self.collation = collation
     }
 }
