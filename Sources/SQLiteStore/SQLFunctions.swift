@@ -1,6 +1,9 @@
 import CSQLite
 import ODataStore
 
+// A binding file: it registers Swift functions with SQLite's C API (sqlite3_create_function_v2),
+// which hands them C pointers to their arguments.
+
 /// SQL functions the expression translation uses, registered on every connection.
 public enum SQLFunctions {
     /// `edm_int32(x)`: x when it is an INTEGER within Edm.Int32's range, else NULL.
