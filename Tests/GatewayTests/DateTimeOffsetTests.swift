@@ -32,6 +32,23 @@ import Testing
         #expect(try gateway.get(west + "/Audited/$value").text == "1969-12-31T23:00:00-07:00")
     }
 
+    /// The seeder reads `/Date(ms±mmmm)/` as request bodies do: clock time at the offset.
+    @Test func seedFilesReadTheJSONFormAsClientsWriteIt() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dto-seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seed = TestGateway.fixtures.appendingPathComponent("InventorySeed")
+        for file in ["Warehouses.json"] {
+            try FileManager.default.copyItem(at: seed.appendingPathComponent(file), to: folder.appendingPathComponent(file))
+        }
+        let items = #"[{"Id": 1, "Label": "Bolt", "InStock": true, "Audited": "/Date(1330837567000+0330)/"}]"#
+        try Data(items.utf8).write(to: folder.appendingPathComponent("Items.json"))
+        let seeded = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"), seed: folder)
+        #expect(try seeded.get("Items(1L)/Audited/$value").text == "2012-03-04T05:06:07+05:30")
+        let hits = try seeded.get(TestGateway.encodeQuery("Items?$filter=Audited eq datetimeoffset'2012-03-03T23:36:07Z'"))
+        #expect(try ExpressionHTTPTests.page(hits).entities.count == 1)
+    }
+
     @Test func filtersAndOrderingsCompareInstants() throws {
         let india = try item("india", audited: "2012-03-04T05:06:07+05:30")
         let utc = try item("utc", audited: "2012-03-03T23:36:07Z")
