@@ -134,6 +134,7 @@ public struct CSDLEntityContainer: Sendable, Equatable {
     public var isDefault: Bool = false
     public var entitySets: [CSDLEntitySet] = []
     public var associationSets: [CSDLAssociationSet] = []
+    public var functionImports: [CSDLFunctionImport] = []
 
     public init(name: String) { self.name = name }
 }

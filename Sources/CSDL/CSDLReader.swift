@@ -66,6 +66,7 @@ private final class CSDLParseHandler: NSObject, XMLParserDelegate {
     private var association: CSDLAssociation?
     private var container: CSDLEntityContainer?
     private var associationSet: CSDLAssociationSet?
+    private var functionImport: CSDLFunctionImport?
     private var constraint: CSDLReferentialConstraint?
     private var constraintSide: String?
     private var inKey = false
@@ -217,6 +218,25 @@ private final class CSDLParseHandler: NSObject, XMLParserDelegate {
             var set = CSDLEntitySet(name: name, entityType: type)
             set.annotations = annotations
             container?.entitySets.append(set)
+        case "FunctionImport":
+            guard let name = require(parser, attrs, "Name", of: "FunctionImport") else { return }
+            var function = CSDLFunctionImport(name: name)
+            function.returnType = attrs["ReturnType"]
+            function.entitySet = attrs["EntitySet"]
+            function.httpMethod = annotations.value(namespace: CSDLNamespaces.dataServicesMetadata, name: "HttpMethod")
+            function.annotations = annotations.filter { $0.namespace != CSDLNamespaces.dataServicesMetadata }
+            functionImport = function
+        case "Parameter":
+            guard functionImport != nil,
+                  let name = require(parser, attrs, "Name", of: "Parameter"),
+                  let type = require(parser, attrs, "Type", of: "Parameter \(name)") else { return }
+            var parameter = CSDLFunctionImport.Parameter(name: name, type: type)
+            parameter.mode = attrs["Mode"]
+            parameter.nullable = attrs["Nullable"].map { $0 != "false" }
+            parameter.maxLength = attrs["MaxLength"]
+            parameter.precision = attrs["Precision"].flatMap { Int($0) }
+            parameter.scale = attrs["Scale"].flatMap { Int($0) }
+            functionImport?.parameters.append(parameter)
         case "AssociationSet":
             guard let name = require(parser, attrs, "Name", of: "AssociationSet"),
                   let assoc = require(parser, attrs, "Association", of: "AssociationSet \(name)") else { return }
@@ -252,6 +272,9 @@ private final class CSDLParseHandler: NSObject, XMLParserDelegate {
         case "AssociationSet":
             if let s = associationSet { container?.associationSets.append(s) }
             associationSet = nil
+        case "FunctionImport":
+            if let f = functionImport { container?.functionImports.append(f) }
+            functionImport = nil
         default:
             break
         }

@@ -95,6 +95,28 @@ public enum CSDLWriter {
                 }
                 out.raw("        </AssociationSet>\n")
             }
+            for function in container.functionImports {
+                out.raw("        <FunctionImport Name=\"\(escape(function.name))\"")
+                if let v = function.returnType { out.raw(" ReturnType=\"\(escape(v))\"") }
+                if let v = function.entitySet { out.raw(" EntitySet=\"\(escape(v))\"") }
+                if let v = function.httpMethod { out.raw(" m:HttpMethod=\"\(escape(v))\"") }
+                out.raw(prefixes.attributes(function.annotations))
+                guard !function.parameters.isEmpty else {
+                    out.raw("/>\n")
+                    continue
+                }
+                out.raw(">\n")
+                for parameter in function.parameters {
+                    out.raw("          <Parameter Name=\"\(escape(parameter.name))\" Type=\"\(escape(parameter.type))\"")
+                    if let v = parameter.mode { out.raw(" Mode=\"\(escape(v))\"") }
+                    if let v = parameter.nullable { out.raw(" Nullable=\"\(v)\"") }
+                    if let v = parameter.maxLength { out.raw(" MaxLength=\"\(escape(v))\"") }
+                    if let v = parameter.precision { out.raw(" Precision=\"\(v)\"") }
+                    if let v = parameter.scale { out.raw(" Scale=\"\(v)\"") }
+                    out.raw("/>\n")
+                }
+                out.raw("        </FunctionImport>\n")
+            }
             out.raw("      </EntityContainer>\n")
         }
         out.raw("    </Schema>\n")
@@ -134,6 +156,7 @@ private struct AnnotationPrefixes {
         }
         for container in schema.entityContainers {
             for set in container.entitySets { all += set.annotations }
+            for function in container.functionImports { all += function.annotations }
         }
         for annotation in all where byNamespace[annotation.namespace] == nil {
             let prefix = annotation.namespace == CSDLNamespaces.annotation ? "annotation" : "a\(ordered.count + 1)"

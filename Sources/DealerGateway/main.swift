@@ -31,11 +31,18 @@ struct DatabaseOptions: ParsableArguments {
         guard FileManager.default.isReadableFile(atPath: schema) else {
             throw ValidationError("cannot read the schema file \(schema)")
         }
+        let model: EntityModel
         do {
-            return try ModelLoader.load(contentsOf: URL(fileURLWithPath: schema))
+            model = try ModelLoader.load(contentsOf: URL(fileURLWithPath: schema))
         } catch let error as ModelError {
             throw ValidationError("schema \(schema): \(error.message)")
         }
+        do {
+            try ODataService.checkServiceOperations(of: model)
+        } catch {
+            throw ValidationError("schema \(schema): \(error.message)")
+        }
+        return model
     }
 
     /// Opens the database, creating its tables (and seeding them) when it is new.
@@ -131,6 +138,15 @@ struct Serve: ParsableCommand {
     @Option(help: "The most bytes of one $batch response; operations past it are answered with a 400.")
     var maxBatchResponseBytes: Int = Self.defaultLimits.maxBatchResponseBytes
 
+    @Option(help: "The largest $top a request may ask for.")
+    var maxTop: Int = Self.defaultLimits.maxTop
+
+    @Option(help: "The most nodes (values, properties, operators, calls) of one $filter or $orderby; pyodata's filter(key__in=[...]) takes four a value.")
+    var maxFilterNodes: Int = Self.defaultLimits.expression.maxNodes
+
+    @Option(help: "The deepest nesting of one $filter or $orderby: parentheses, not and -, call arguments, and chained operators other than and/or.")
+    var maxFilterDepth: Int = Self.defaultLimits.expression.maxDepth
+
     @Option(help: "Log level: trace, debug (adds an access log line per request), info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -149,7 +165,8 @@ struct Serve: ParsableCommand {
         guard (1...(1 << 20)).contains(bodyMemoryMegabytes) else { throw ValidationError("--body-memory-mb must be from 1 to 1048576") }
         for (name, value) in [("--max-results-per-collection", maxResultsPerCollection), ("--max-entities-per-response", maxEntitiesPerResponse),
                               ("--max-batch-count", maxBatchCount), ("--max-changeset-count", maxChangesetCount),
-                              ("--max-object-count-on-insert", maxObjectCountOnInsert), ("--max-batch-response-bytes", maxBatchResponseBytes)]
+                              ("--max-object-count-on-insert", maxObjectCountOnInsert), ("--max-batch-response-bytes", maxBatchResponseBytes),
+                              ("--max-top", maxTop), ("--max-filter-nodes", maxFilterNodes), ("--max-filter-depth", maxFilterDepth)]
         where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
@@ -221,6 +238,9 @@ struct Serve: ParsableCommand {
         configuration.limits.maxChangesetCount = maxChangesetCount
         configuration.limits.maxObjectCountOnInsert = maxObjectCountOnInsert
         configuration.limits.maxBatchResponseBytes = maxBatchResponseBytes
+        configuration.limits.maxTop = maxTop
+        configuration.limits.expression.maxNodes = maxFilterNodes
+        configuration.limits.expression.maxDepth = maxFilterDepth
         configuration.publicURL = publicURL
         configuration.rateLimit = try security.rateLimit.map { try Serve.parseRate($0, option: "--rate-limit") }
         var serverConfiguration = HTTPServer.Configuration()

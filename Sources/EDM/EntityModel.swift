@@ -5,11 +5,15 @@ public final class EntityModel: @unchecked Sendable {
     public let entityTypes: [EntityType]
     public let entitySets: [EntitySet]
     public let associations: [Association]
+    /// The service operations, in declaration order.
+    public let functionImports: [FunctionImport]
 
     private let setsByName: [String: EntitySet]
     private let typesByQualifiedName: [String: EntityType]
 
-    init(namespace: String, containerName: String, entityTypes: [EntityType], entitySets: [EntitySet], associations: [Association]) {
+    init(namespace: String, containerName: String, entityTypes: [EntityType], entitySets: [EntitySet], associations: [Association],
+         functionImports: [FunctionImport] = []) {
+        self.functionImports = functionImports
         self.namespace = namespace
         self.containerName = containerName
         self.entityTypes = entityTypes
@@ -24,6 +28,11 @@ public final class EntityModel: @unchecked Sendable {
     }
 
     public func entitySet(named name: String) -> EntitySet? { setsByName[name] }
+
+    public func functionImport(named name: String) -> FunctionImport? {
+        // A linear search: schemas declare a handful, and only names that are no set reach it.
+        functionImports.first { $0.name == name }
+    }
 
     public func entityType(qualifiedName: String) -> EntityType? { typesByQualifiedName[qualifiedName] }
 

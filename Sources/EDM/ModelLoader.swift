@@ -113,8 +113,16 @@ public enum ModelLoader {
             throw ModelError("EntityType \(type.qualifiedName) has no EntitySet in \(container.name)")
         }
 
+        var functionImports: [FunctionImport] = []
+        for csdl in container.functionImports {
+            guard sets.allSatisfy({ $0.name != csdl.name }), functionImports.allSatisfy({ $0.name != csdl.name }) else {
+                throw ModelError("FunctionImport \(csdl.name): the name is taken by another set or function import")
+            }
+            functionImports.append(try makeFunctionImport(csdl, sets: sets, qualify: qualify))
+        }
+
         return EntityModel(namespace: containerSchema.namespace, containerName: container.name,
-                           entityTypes: types, entitySets: sets, associations: associations)
+                           entityTypes: types, entitySets: sets, associations: associations, functionImports: functionImports)
     }
 
     private static func makeEntityType(_ csdl: CSDLEntityType, namespace: String, index: Int) throws -> EntityType {

@@ -13,4 +13,16 @@ public enum StorageAnnotations {
     public static let indexed = "Indexed"
     /// On an EntitySet: the server page size for that set.
     public static let pageSize = "PageSize"
+
+    // On a FunctionImport (a service operation), what it answers; see `FunctionImport`.
+
+    /// `$filter` text over the queried set, `@name` standing for the parameter `name`: the
+    /// entities it selects are the result, or what the aggregate computes over.
+    public static let filter = "Filter"
+    /// `$orderby` text: the order of the result when the request gives no `$orderby`.
+    public static let orderBy = "OrderBy"
+    /// For a primitive ReturnType: `count`, or `sum(property)`, `min(...)`, `max(...)`, `avg(...)`.
+    public static let aggregate = "Aggregate"
+    /// For a primitive ReturnType: the entity set the aggregate is computed over.
+    public static let from = "From"
 }

@@ -29,7 +29,7 @@ extension UriInfo {
             }
             rekeyed = .links(source: source, navigation: navigation, targetKey: key)
         }
-        return UriInfo(resource: rekeyed, options: options)
+        return UriInfo(resource: rekeyed, options: options, serviceOperation: serviceOperation)
     }
 }
 

@@ -22,9 +22,14 @@ public struct UriInfo: Sendable {
 
     public let resource: Resource
     public let options: QueryOptions
+    /// The service operation called, when the target names one: its entities are
+    /// `resource`'s collection with the operation's filter in `options`; an aggregate is
+    /// computed over that collection.
+    public let serviceOperation: FunctionImport?
 
-    public init(resource: Resource, options: QueryOptions) {
+    public init(resource: Resource, options: QueryOptions, serviceOperation: FunctionImport? = nil) {
         self.resource = resource
         self.options = options
+        self.serviceOperation = serviceOperation
     }
 }

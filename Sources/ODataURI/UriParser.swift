@@ -18,6 +18,9 @@ public struct UriParser: Sendable {
         guard path.utf8.count + query.utf8.count <= limits.maxURILength else {
             throw .badRequest("the request URI is longer than the maximum URI length of \(limits.maxURILength) characters")
         }
+        if !model.functionImports.isEmpty, let operation = try functionImport(addressedBy: path) {
+            return try parseServiceOperation(operation, query: query)
+        }
         let resource = try parseResource(path)
         let options = try parseOptions(query, for: resource)
         return UriInfo(resource: resource, options: options)
@@ -122,7 +125,8 @@ public struct UriParser: Sendable {
 
     // MARK: - Query options
 
-    private func parseOptions(_ query: Substring, for resource: UriInfo.Resource) throws(URIError) -> QueryOptions {
+    func parseOptions(_ query: Substring, for resource: UriInfo.Resource,
+                      operationQuery: ServiceOperationQuery? = nil) throws(URIError) -> QueryOptions {
         var raw = SystemQueryOptions()
         // Split as bytes: a Character split segments graphemes, and this runs on every request.
         for pairBytes in query.utf8.split(separator: UInt8(ascii: "&")) {
@@ -170,9 +174,15 @@ public struct UriParser: Sendable {
         if let text = raw[.select] { options.select = try parseSelect(text, for: type, expand: options.expand) }
         if let text = raw[.filter] { options.filter = try ExpressionParser.parseFilter(text, for: type, limits: limits.expression) }
         if let text = raw[.orderby] { options.orderBy = try ExpressionParser.parseOrderBy(text, for: type, limits: limits.expression) }
+        if let operationQuery {
+            // The operation's own filter narrows what the request's filters; its order is the
+            // default. Before `$skiptoken`, whose values follow the order.
+            if let filter = operationQuery.filter { options.filter = options.filter.map { .and(filter, $0) } ?? filter }
+            if options.orderBy.isEmpty { options.orderBy = operationQuery.orderBy }
+        }
         if let text = raw[.top] {
             let top = try parseCount(text, name: "$top")
-            guard top <= limits.maxTop else { throw .badRequest("$top=\(top) exceeds the maximum $top of \(limits.maxTop)") }
+            guard top <= limits.maxTop else { throw .badRequest("$top=\(top) exceeds the maximum $top of \(limits.maxTop) (the serve option --max-top)") }
             options.top = top
         }
         if let text = raw[.skip] { options.skip = try parseCount(text, name: "$skip") }

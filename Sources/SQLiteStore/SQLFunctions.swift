@@ -17,8 +17,32 @@ public enum SQLFunctions {
     /// out of the target type's range does not pass for one in it.
     public static let cast = "edm_cast"
 
+    /// `edm_lower(s)`, `edm_upper(s)`: Swift's Unicode case mapping (`lowercased()`,
+    /// `uppercased()`), as .NET's ToLowerInvariant and ToUpperInvariant map; SQLite's own
+    /// `lower` and `upper` change ASCII letters only.
+    public static let lower = "edm_lower"
+    public static let upper = "edm_upper"
+
     static func register(on handle: OpaquePointer) -> Int32 {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let decimalsRegistered = DecimalFunctions.register(on: handle)
+        guard decimalsRegistered == SQLITE_OK else { return decimalsRegistered }
+        for (name, isLower) in [(lower, true), (upper, false)] {
+            let rc = sqlite3_create_function_v2(handle, name, 1, flags, isLower ? UnsafeMutableRawPointer(bitPattern: 1) : nil, { context, _, arguments in
+                guard let argument = arguments?[0], sqlite3_value_type(argument) != SQLITE_NULL, let text = sqlite3_value_text(argument) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(argument)))
+                let string = String(decoding: bytes, as: UTF8.self)
+                let mapped = sqlite3_user_data(context) != nil ? string.lowercased() : string.uppercased()
+                var utf8 = mapped.utf8CString
+                utf8.withUnsafeMutableBufferPointer { buffer in
+                    sqlite3_result_text(context, buffer.baseAddress, Int32(buffer.count - 1), csqlite_transient())
+                }
+            }, nil, nil, nil)
+            guard rc == SQLITE_OK else { return rc }
+        }
         var rc = sqlite3_create_function_v2(handle, int32, 1, flags, nil, { context, _, arguments in
             guard let argument = arguments?[0], sqlite3_value_type(argument) == SQLITE_INTEGER,
                   Int64(Int32.min)...Int64(Int32.max) ~= sqlite3_value_int64(argument) else {
@@ -51,6 +75,15 @@ public enum SQLFunctions {
                 } else {
                     sqlite3_result_null(context)
                 }
+            case SQLITE_TEXT:
+                // A Decimal, kept as its text.
+                guard let text = sqlite3_value_text(argument),
+                      let number = DecimalFunctions.parse(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(argument))), as: UTF8.self)),
+                      let whole = DecimalFunctions.integer(truncating: number, within: lowest...highest) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                sqlite3_result_int64(context, whole)
             default:
                 sqlite3_result_null(context)
             }

@@ -62,6 +62,17 @@ public struct SQLiteDialect: SQLDialect {
         if range == Int64(Int32.min)...Int64(Int32.max) { return SQLFunctions.int32 + "(" + sql + ")" }
         return castToInteger(sql, within: range)
     }
+    /// Decimal text computed by `DecimalFunctions`, compared by their collation.
+    public var exactDecimal: ExactDecimalSQL? { Self.decimalFunctions }
+    private static let decimalFunctions = ExactDecimalSQL(
+        convert: DecimalFunctions.convert, add: DecimalFunctions.add, subtract: DecimalFunctions.subtract,
+        multiply: DecimalFunctions.multiply, divide: DecimalFunctions.divide, modulo: DecimalFunctions.modulo,
+        negate: DecimalFunctions.negate, round: DecimalFunctions.round, floor: DecimalFunctions.floor,
+        ceiling: DecimalFunctions.ceiling, sum: DecimalFunctions.sum, collation: " COLLATE " + DecimalFunctions.collation)
+
+    /// Foreign keys are checked at COMMIT instead (reset by SQLite when the transaction ends).
+    public var deferForeignKeyChecks: String? { "PRAGMA defer_foreign_keys = ON" }
+
     public var binaryCollation: String { " COLLATE BINARY" }
     public var trueValue: String { "1" }
     public var falseValue: String { "0" }
@@ -108,9 +119,9 @@ public struct SQLiteDialect: SQLDialect {
             }
             return "substr(" + s + ", max(" + start + ", 0) + 1)"
         case .toLower:
-            return "lower(" + arg(0) + ")"
+            return SQLFunctions.lower + "(" + arg(0) + ")"
         case .toUpper:
-            return "upper(" + arg(0) + ")"
+            return SQLFunctions.upper + "(" + arg(0) + ")"
         case .trim:
             return "trim(" + arg(0) + ", " + Self.whitespaceCharacters + ")"
         case .concat:

@@ -39,7 +39,7 @@ import Testing
         #expect(values["InStock"] == .boolean(false))
         #expect(values["Shelf"] == .integer(7), "integers may come as numeric strings")
         #expect(values["Arrived"] == .dateTime(1257008908440))
-        #expect(values["Audited"] == .dateTimeOffset(1257068908440, offsetMinutes: 60))
+        #expect(values["Audited"] == .dateTimeOffset(1257068908440 - 3_600_000, offsetMinutes: 60), "the milliseconds are the clock time at +01:00")
         #expect(values["Price"] == .decimal("150.000"), "an exponent is applied exactly, and the Scale of 3 is kept")
         #expect(values["Weight"] == .double(.infinity))
         #expect(values["Ratio"] == .double(0.5))
@@ -65,6 +65,22 @@ import Testing
         for bad in ["PT24H", "-PT1H", "25:00", "P", "13"] {
             #expect(throws: PayloadError.self, "\(bad)") { try PropertyValueDecoder.decodeText(bad, for: pick) }
         }
+    }
+
+    /// pyodata, Olingo V2 and datajs write `/Date(ms±mmmm)/` with `ms` the local clock time at
+    /// the offset: both forms of one value must mean the same instant and offset.
+    @Test func jsonDateOffsetsAreLocalClockTimeAsClientsWriteThem() throws {
+        let audited = item.property(named: "Audited")!
+        let iso = try PropertyValueDecoder.decodeText("2012-03-04T05:06:07+05:30", for: audited)
+        #expect(iso == .dateTimeOffset(1_330_817_767_000, offsetMinutes: 330))
+        // 1330837567000 is 2012-03-04T05:06:07 on the clock; the offset says where.
+        #expect(try PropertyValueDecoder.decodeText("/Date(1330837567000+0330)/", for: audited) == iso)
+        #expect(try PropertyValueDecoder.decodeText("/Date(1330837567000-0330)/", for: audited)
+                == PropertyValueDecoder.decodeText("2012-03-04T05:06:07-05:30", for: audited))
+        #expect(try PropertyValueDecoder.decodeText("/Date(1330837567000)/", for: audited)
+                == PropertyValueDecoder.decodeText("2012-03-04T05:06:07Z", for: audited))
+        // Within the supported range on the clock but not as an instant.
+        #expect(throws: PayloadError.self) { try PropertyValueDecoder.decodeText("/Date(-62135596800000+0060)/", for: audited) }
     }
 
     @Test func decimalsAreExact() {

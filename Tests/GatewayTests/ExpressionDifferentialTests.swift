@@ -173,7 +173,8 @@ struct ExpressionGenerator {
         literals[.integral, default: []] += ["0", "1", "-1", "2", "3", "7", "10", "-10", "100", "2147483647", "5L"]
         literals[.decimal, default: []] += ["0M", "1.5M", "-2.25M", "12.5", "100M", "0.005M"]
         literals[.floating, default: []] += ["0d", "2.5", "-0.5d", "1e3", "0.49", "1.5f", "-3.5d"]
-        literals[.string, default: []] += ["''", "'a'", "'A'", "'e'", "'o'", "' '", "'Ford'", "'O''Brien'", "'ß'", "'%'", "'zz'"]
+        literals[.string, default: []] += ["''", "'a'", "'A'", "'e'", "'o'", "' '", "'Ford'", "'O''Brien'", "'ß'", "'%'", "'zz'",
+                                           "'Ångström'", "'ÅNGSTRÖM'", "'é'", "'É'", "'İ'", "'ǅ'", "'Σς'", "'ﬁ'"]
         literals[.dateTime, default: []] += ["datetime'2009-11-01T00:00'", "datetime'1970-01-01T00:00:00.001'", "datetime'2010-06-15T12:30:45.5'"]
         literals[.dateTimeOffset, default: []] += ["datetimeoffset'2009-11-01T23:00:00+01:00'", "datetimeoffset'2020-01-01T00:00:00Z'"]
         literals[.time, default: []] += ["time'PT13H20M'", "time'PT0S'", "time'01:02:03'"]

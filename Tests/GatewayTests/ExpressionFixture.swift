@@ -183,7 +183,7 @@ extension ExpressionFixture {
         var context = SQLBuildContext(dialect: SQLiteDialect())
         var terms: [String] = []
         for item in items {
-            terms.append(ExpressionTranslator.sql(for: item.expression, in: &context) + (item.descending ? " DESC" : " ASC"))
+            terms.append(ExpressionTranslator.orderKey(for: item.expression, in: &context) + (item.descending ? " DESC" : " ASC"))
         }
         let keys = type.keyProperties.map { SQLiteDialect().column(context.rootAlias, $0.columnName) }
         var sql = "SELECT \(keys.joined(separator: ", ")) FROM \(SQLiteDialect().quote(type.tableName)) AS \(context.rootAlias)"

@@ -76,6 +76,71 @@ import Testing
         #expect(try response.errorMessage().contains("maxNodes"))
     }
 
+    @Test func anInListOfTwoHundredValuesAsPyODataWritesItPasses() throws {
+        let gateway = try TestGateway()
+        // pyodata's filter(personID__in=[...]): `personID eq 1 or personID eq 2 or ...`.
+        let values = Array(stride(from: 1, through: 399, by: 2))
+        #expect(values.count == 200)
+        let filter = values.map { "personID eq \($0)" }.joined(separator: " or ")
+        let response = try gateway.get("Person?$select=personID&$filter=" + TestGateway.percentEncoded(filter))
+        #expect(response.status == 200, "\(response.text.prefix(300))")
+        let got = try Self.page(response).entities.map { $0["personID"] as! Int }
+        let odd = try gateway.get(TestGateway.encodeQuery("Person?$select=personID&$filter=personID mod 2 eq 1"))
+        let expected = try Self.page(odd).entities.map { $0["personID"] as! Int }
+        #expect(!got.isEmpty)
+        #expect(got.sorted() == expected.sorted())
+    }
+
+    /// Each level of nesting may cost SQLite's parser several levels of its fixed stack: the
+    /// deepest expressions the default bound lets through, of the shapes that nest most in SQL,
+    /// must run, and deeper ones be refused with a 400 naming the bound, never fail in the engine.
+    @Test func expressionsAsDeepAsTheDepthBoundRunAndDeeperOnesAreRefused() throws {
+        let gateway = try TestGateway()
+        let bound = ExpressionLimits().maxDepth
+        var nested = "personID"
+        for _ in 0..<(bound / 3) { nested = "(" + nested + " mul 1 add 0)" }
+        var negated = "personID"
+        for _ in 0..<((bound - 1) / 2) { negated = "-(" + negated + ")" }
+        var lowered = "firstName"
+        for _ in 0..<(bound - 2) { lowered = "tolower(" + lowered + ")" }
+        let negations = String(repeating: "not ", count: bound - 3) + "(personID gt 0)"
+        let within = [
+            "personID" + String(repeating: " add 1", count: bound - 1) + " gt 0",
+            "personID" + String(repeating: " add 1L", count: bound - 1) + " gt 0",
+            "personID" + String(repeating: " sub 1", count: bound - 2) + " ge personID sub 100",
+            nested + " gt 0",
+            negated + " ne 0",
+            lowered + " ne 'x'",
+            negations,
+            "true eq (personID gt 0) eq true" + String(repeating: " eq true", count: bound - 4),
+        ]
+        for filter in within {
+            let response = try gateway.get("Person?$select=personID&$filter=" + TestGateway.percentEncoded(filter))
+            #expect(response.status == 200, "\(filter): \(response.text.prefix(300))")
+        }
+        for filter in ["personID" + String(repeating: " add 1", count: bound + 1) + " gt 0",
+                       String(repeating: "-(", count: bound) + "personID" + String(repeating: ")", count: bound) + " gt 0"] {
+            let refused = try gateway.get("Person?$select=personID&$filter=" + TestGateway.percentEncoded(filter))
+            #expect(refused.status == 400, "\(filter): \(refused.text.prefix(300))")
+            #expect(try refused.errorMessage().contains("--max-filter-depth"))
+        }
+    }
+
+    @Test func theFilterBoundsAndTheTopMaximumAreSettable() throws {
+        let gateway = try TestGateway {
+            $0.limits.expression.maxNodes = 2000
+            $0.limits.maxTop = 5
+        }
+        // 280 values, 1119 nodes: past the default bound, within the URI length.
+        let filter = Array(repeating: "personID eq 1", count: 280).joined(separator: " or ")
+        let big = try gateway.get("Person?$select=personID&$filter=" + TestGateway.percentEncoded(filter))
+        #expect(big.status == 200, "\(big.text.prefix(300))")
+        let top = try gateway.get("Person?$top=6")
+        #expect(top.status == 400)
+        #expect(try top.errorMessage().contains("maximum $top of 5"))
+        #expect(try gateway.get("Person?$top=5").status == 200)
+    }
+
     @Test func randomFiltersAndOrderingsOverHTTPAgreeWithTheReference() throws {
         let gateway = try TestGateway { $0.defaultPageSize = 100_000 }
         let reference = try ReferenceEvaluator(model: gateway.model, database: try gateway.openDatabase())

@@ -65,8 +65,10 @@ import Testing
         ("name eq 'zeta ünïcode ß'", [8]),
         ("tolower(name) eq 'alpha'", [1, 7]),
         ("toupper(name) eq 'ALPHA'", [1, 7]),
-        // tolower/toupper change ASCII letters only (SQLite's lower/upper).
-        ("toupper(name) eq 'ZETA üNïCODE ß'", [8]),
+        // tolower/toupper map by Unicode, as .NET's invariant mappings: ß upper is SS.
+        ("toupper(name) eq 'ZETA ÜNÏCODE SS'", [8]),
+        ("tolower('ZETA ÜNÏCODE ß') eq name", [8]),
+        ("length(toupper(name)) eq 15", [8]),
         ("startswith(name, 'Al')", [1]),
         ("startswith(name, '')", named),
         ("startswith(name, 'Alphabet')", []),
@@ -284,7 +286,7 @@ import Testing
         let sql = ExpressionTranslator.condition(for: expression, in: &context)
         #expect(!sql.contains("12345") && !sql.contains("OR 1=1") && !sql.contains("1.5") && !sql.contains("DEAD"), "\(sql)")
         #expect(sql.filter { $0 == "?" }.count == context.parameters.count)
-        #expect(context.parameters == [.text("x' OR 1=1 --"), .integer(12345), .real(1.5), .integer(1_257_033_600_000), .blob([0xDE, 0xAD])])
+        #expect(context.parameters == [.text("x' OR 1=1 --"), .integer(12345), .text("1.5"), .integer(1_257_033_600_000), .blob([0xDE, 0xAD])])
     }
 
     @Test func navigationPathsJoinOncePerPath() throws {

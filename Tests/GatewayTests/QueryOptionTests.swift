@@ -93,8 +93,10 @@ import Testing
         #expect(try wide.errorMessage().contains("maximum $expand breadth"))
         let top = try gateway.get("Person?$top=100001")
         #expect(try top.errorMessage().contains("maximum $top"))
-        let big = try gateway.get(escaped("Person?$filter=" + Array(repeating: "personID eq 1", count: 200).joined(separator: " or ")))
+        #expect(try top.errorMessage().contains("--max-top"))
+        let big = try gateway.get(escaped("Person?$filter=" + Array(repeating: "personID eq 1", count: 300).joined(separator: " or ")))
         #expect(big.status == 400)
+        #expect(try big.errorMessage().contains("--max-filter-nodes"))
     }
 
     @Test func unknownNamesInOptionsAre400() throws {

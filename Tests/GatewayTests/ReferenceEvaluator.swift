@@ -12,14 +12,16 @@ import ODataURI
 /// its result type (Int32 or Int64) with a result outside that type null, as is division or
 /// modulo by zero,
 /// strings are sequences of Unicode scalars compared by their UTF-8 bytes, `tolower`/`toupper`
-/// change ASCII letters only, and date parts are read in UTC.
+/// map each scalar by Unicode's full case mapping, and date parts are read in UTC.
 struct ReferenceEvaluator {
-    /// A value during evaluation. Decimals are carried as doubles, as the store computes them.
+    /// A value during evaluation. Decimals are exact (Foundation's `Decimal`): a quotient is
+    /// rounded half away from zero to 28 places, a product or sum beyond 38 digits to 38.
     enum Value: Equatable, CustomStringConvertible {
         case null
         case bool(Bool)
         case int(Int64)
         case real(Double)
+        case dec(Decimal)
         case text(String)
         case bytes([UInt8])
 
@@ -29,6 +31,7 @@ struct ReferenceEvaluator {
             case .bool(let b): return String(b)
             case .int(let i): return String(i)
             case .real(let d): return String(d)
+            case .dec(let d): return d.description + "M"
             case .text(let s): return "'\(s)'"
             case .bytes(let b): return "\(b)"
             }
@@ -99,6 +102,7 @@ struct ReferenceEvaluator {
             switch evaluate(inner, on: row) {
             case .int(let i): return Self.integral(i == .min ? nil : -i, type)
             case .real(let d): return .real(-d)
+            case .dec(let d): return .dec(-d)
             default: return .null
             }
         case .arithmetic(let op, let left, let right, let type):
@@ -140,7 +144,7 @@ struct ReferenceEvaluator {
         case .boolean(let b): return .bool(b)
         case .integer(let i): return .int(i)
         case .double(let d): return .real(d)
-        case .decimal(let text): return Double(text).map(Value.real) ?? .null
+        case .decimal(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(Value.dec) ?? .null
         case .string(let s): return .text(s)
         case .binary(let b): return .bytes(b)
         case .dateTime(let ms), .dateTimeOffset(let ms, _), .time(let ms): return .int(ms)
@@ -152,6 +156,7 @@ struct ReferenceEvaluator {
         switch value {
         case .int(let i): return Double(i)
         case .real(let d): return d
+        case .dec(let d): return Double(d.description)
         case .bool(let b): return b ? 1 : 0
         default: return nil
         }
@@ -169,6 +174,13 @@ struct ReferenceEvaluator {
         default: range = nil
         }
         switch (value, range) {
+        case (.dec(let d), let range?):
+            let whole = truncated(d)
+            guard whole >= Decimal(range.lowerBound), whole <= Decimal(range.upperBound) else { return .null }
+            return .int(Int64(whole.description)!)
+        case (.int(let i), nil) where target == .decimal: return .dec(Decimal(i))
+        case (.real(let d), nil) where target == .decimal: return d.isFinite ? .dec(Decimal(string: String(d))!) : .null
+        case (.dec(let d), nil) where target == .double || target == .single: return .real(Double(d.description)!)
         case (.real(let d), let range?):
             // 2^63 itself is out of Int64's range; every other bound is exact as a Double.
             let whole = d.rounded(.towardZero)
@@ -203,8 +215,41 @@ struct ReferenceEvaluator {
             }
             return integral(result.1 ? nil : result.0, type)
         }
+        if type == .decimal {
+            guard case .dec(let x) = left, case .dec(let y) = right else { return .null }
+            return decimal(op, x, y)
+        }
         guard let x = double(left), let y = double(right) else { return .null }
         return real(op, x, y)
+    }
+
+    private static func decimal(_ op: ArithmeticOperator, _ x: Decimal, _ y: Decimal) -> Value {
+        let result: Decimal
+        switch op {
+        case .add: result = x + y
+        case .subtract: result = x - y
+        case .multiply: result = x * y
+        case .divide:
+            if y.isZero { return .null }
+            result = rounded(x / y, scale: 28)
+        case .modulo:
+            if y.isZero { return .null }
+            result = x - y * truncated(x / y)
+        }
+        return result.isNaN ? .null : .dec(result)
+    }
+
+    private static func rounded(_ value: Decimal, scale: Int) -> Decimal {
+        var (input, result) = (value, Decimal())
+        NSDecimalRound(&result, &input, scale, .plain)
+        return result
+    }
+
+    /// Toward zero.
+    private static func truncated(_ value: Decimal) -> Decimal {
+        var (magnitude, result) = (value < 0 ? -value : value, Decimal())
+        NSDecimalRound(&result, &magnitude, 0, .down)
+        return value < 0 ? -result : result
     }
 
     private static func real(_ op: ArithmeticOperator, _ x: Double, _ y: Double) -> Value {
@@ -247,6 +292,7 @@ struct ReferenceEvaluator {
     private static func order(_ left: Value, _ right: Value) -> Int {
         switch (left, right) {
         case (.int(let a), .int(let b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.dec(let a), .dec(let b)): return a < b ? -1 : (a > b ? 1 : 0)
         case (.text(let a), .text(let b)): return bytes(Array(a.utf8), Array(b.utf8))
         case (.bytes(let a), .bytes(let b)): return bytes(a, b)
         default:
@@ -312,9 +358,10 @@ struct ReferenceEvaluator {
             }
             return .text(text(Array(s[start..<end])))
         case .toLower:
-            return .text(text(scalars(arguments[0]).map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
+            // Unicode's full case mapping, scalar by scalar ('İ' becomes two, 'ß' upper "SS").
+            return .text(text(scalars(arguments[0]).flatMap { $0.properties.lowercaseMapping.unicodeScalars }))
         case .toUpper:
-            return .text(text(scalars(arguments[0]).map { ("a"..."z").contains($0) ? Unicode.Scalar($0.value - 32)! : $0 }))
+            return .text(text(scalars(arguments[0]).flatMap { $0.properties.uppercaseMapping.unicodeScalars }))
         case .trim:
             var s = scalars(arguments[0])[...]
             while let first = s.first, whitespace.contains(first.value) { s = s.dropFirst() }
@@ -341,10 +388,13 @@ struct ReferenceEvaluator {
             }
             return .int(Int64(part))
         case .round:
+            if case .dec(let d) = arguments[0] { return .dec(rounded(d, scale: 0)) }
             return double(arguments[0]).map { .real($0.rounded(.toNearestOrAwayFromZero)) } ?? .null
         case .floor:
+            if case .dec(let d) = arguments[0] { let t = truncated(d); return .dec(t > d ? t - 1 : t) }
             return double(arguments[0]).map { .real($0.rounded(.down)) } ?? .null
         case .ceiling:
+            if case .dec(let d) = arguments[0] { let t = truncated(d); return .dec(t < d ? t + 1 : t) }
             return double(arguments[0]).map { .real($0.rounded(.up)) } ?? .null
         case .concat, .replace:
             return .null

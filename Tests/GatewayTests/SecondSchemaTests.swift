@@ -19,7 +19,7 @@ import Testing
         #expect(item["InStock"] as? Bool == true)
         #expect(item["Shelf"] as? Int == 200)
         #expect(item["Arrived"] as? String == "/Date(1257008908440)/")
-        #expect(item["Audited"] as? String == "/Date(1257067800000+0000)/", "instant in UTC milliseconds, offset in minutes")
+        #expect(item["Audited"] as? String == "/Date(1257071400000+0060)/", "clock time at the offset in milliseconds, offset in minutes")
         #expect(item["Price"] as? String == "12.345")
         #expect(item["Weight"] as? Double == 0.5)
         #expect(item["Ratio"] as? Double == 0.25)

@@ -10,6 +10,12 @@ extension ODataService {
     func read(_ context: RequestContext) throws -> HTTPResponse {
         let info = context.info
         let options = info.options
+        if let operation = info.serviceOperation {
+            try checkMethod(of: operation, context.request.method)
+            if case .value(let type, let aggregate) = operation.result {
+                return try readOperationValue(operation, type: type, aggregate: aggregate, context: context)
+            }
+        }
         switch info.resource {
         case .serviceDocument:
             switch try ContentNegotiation.forServiceDocument(format: options.format, accept: context.request.header(.accept)) {
@@ -165,7 +171,10 @@ extension ODataService {
         if delivered == 0, let parent = query.path.parent, try reader.single(parent) == nil { throw notFound(parent) }
         let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false, memo: context.queryMemo) : nil
         let next = nextToken.map { nextLink(context, token: $0, delivered: delivered) }
-        let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
+        // A service operation's entities come in the 2.0 form (`results`) whenever the client
+        // takes it: clients of operations (pyodata's functions, SAP's) read nothing else.
+        let operationInV2 = context.info.serviceOperation != nil && context.maxVersion >= 2
+        let version: ResponseVersion = options.requiresVersion2 || next != nil || operationInV2 ? .v2 : .v1
         try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
         return .init(version: version, count: count, next: next)
     }

@@ -11,6 +11,11 @@ import ODataURI
 /// change sets the same way, one write each.
 extension ODataService {
     func write(_ context: RequestContext, method: String) throws -> HTTPResponse {
+        if let operation = context.info.serviceOperation {
+            // A service operation only reads, whichever method it is called with.
+            try checkMethod(of: operation, method)
+            return try conditionalRead(context)
+        }
         if case .batch = context.info.resource {
             guard method == "POST" else { throw ServiceError.methodNotAllowed("$batch takes POST", allow: "POST") }
             return try batch(context)
@@ -36,6 +41,9 @@ extension ODataService {
     /// One write, inside the unit of writes the caller opened (`context.session`).
     func performWrite(_ context: WriteContext, method: String) throws -> HTTPResponse {
         let request = context.httpRequest
+        if let operation = context.request.info.serviceOperation {
+            throw ServiceError.methodNotAllowed("the service operation \(operation.name) cannot be called inside a change set", allow: operation.httpMethod)
+        }
         switch context.request.info.resource {
         case .entityCollection(let path):
             guard method == "POST" else {

@@ -3,8 +3,11 @@ import ODataURI
 
 /// The textual forms of date and time values that verbose-JSON bodies and raw `$value` bodies
 /// carry (MS-ODATA 2.2.6.3.1 and XML Schema):
-/// - `/Date(1257076800000)/` and `/Date(1257076800000+0060)/`: milliseconds since the epoch
-///   (UTC), with an optional offset in minutes (the JSON text `"\/Date(...)\/"` unescapes to it);
+/// - `/Date(1257076800000)/` and `/Date(1257076800000+0060)/`: milliseconds since the epoch,
+///   with an optional offset in minutes (the JSON text `"\/Date(...)\/"` unescapes to it). With
+///   an offset the milliseconds count the local clock time the offset belongs to, so the instant
+///   is the milliseconds less the offset: MS-ODATA (2.2.6.3.1) gives the form but not its reading,
+///   and this is how pyodata, Apache Olingo V2 (`EdmDateTimeOffset`) and datajs write and read it;
 /// - `2009-11-01T12:00:00[.fffffff][Z|±hh:mm]`, or a bare date `2009-11-01`;
 /// - `PT13H20M[30.5S]` (xs:duration) or `13:20[:30.5]` for a time of day.
 /// The ISO and duration grammars are the URI literals' (`LiteralParser`), so a value reads the
@@ -25,7 +28,7 @@ enum DateTimeText {
         return parseISO(text)
     }
 
-    /// `/Date(ms)/` or `/Date(ms±mmmm)/`.
+    /// `/Date(ms)/` or `/Date(ms±mmmm)/`, `ms` the local clock time of the offset.
     static func parseJSONDate(_ text: String) -> Instant? {
         guard text.hasPrefix("/Date("), text.hasSuffix(")/") else { return nil }
         let inner = Array(text.utf8.dropFirst(6).dropLast(2))
@@ -38,13 +41,17 @@ enum DateTimeText {
             break
         }
         let msText = inner[0..<split]
-        guard isSignedDigits(msText), let ms = Int64(String(decoding: msText, as: UTF8.self)),
-              supportedMilliseconds.contains(ms) else { return nil }
-        guard split < inner.count else { return Instant(milliseconds: ms, offsetMinutes: nil) }
+        guard isSignedDigits(msText), let localMilliseconds = Int64(String(decoding: msText, as: UTF8.self)) else { return nil }
+        guard split < inner.count else {
+            return supportedMilliseconds.contains(localMilliseconds) ? Instant(milliseconds: localMilliseconds, offsetMinutes: nil) : nil
+        }
         let offsetDigits = inner[(split + 1)...]
         guard (1...4).contains(offsetDigits.count), offsetDigits.allSatisfy(isDigit),
               let minutes = Int(String(decoding: offsetDigits, as: UTF8.self)), minutes <= 14 * 60 else { return nil }
-        return Instant(milliseconds: ms, offsetMinutes: inner[split] == UInt8(ascii: "-") ? -minutes : minutes)
+        let offset = inner[split] == UInt8(ascii: "-") ? -minutes : minutes
+        let ms = localMilliseconds - Int64(offset) * 60_000
+        guard supportedMilliseconds.contains(ms) else { return nil }
+        return Instant(milliseconds: ms, offsetMinutes: offset)
     }
 
     /// `yyyy-mm-ddThh:mm[:ss[.f{1,7}]][Z|±hh:mm]`, or a bare `yyyy-mm-dd` (midnight). Digits

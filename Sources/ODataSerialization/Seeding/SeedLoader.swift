@@ -26,6 +26,11 @@ public struct SeedLoader {
         var counts: [String: Int] = [:]
         let inserter = RowInserter(connection: connection)
         try connection.transaction {
+            // Rows may refer to rows of a later file or further down their own (a
+            // self-reference, a cycle): the engine checks foreign keys at the commit, and
+            // `checkRelationships` names whatever is missing before that.
+            if let deferral = connection.dialect.deferForeignKeyChecks { try connection.execute(deferral) }
+            var rowNumbers: [ObjectIdentifier: [[SQLValue]: Int]] = [:]
             for type in model.typesInDependencyOrder {
                 guard let set = type.entitySet else { continue }
                 let url = folder.appendingPathComponent(set.name + ".json")
@@ -39,7 +44,10 @@ public struct SeedLoader {
                 guard case .array(let rows) = json else { throw SeedError(message: "\(set.name).json must be an array of objects") }
                 for (index, row) in rows.enumerated() {
                     do {
-                        try inserter.insert(type, columns: columns(of: row, type: type))
+                        let values = try columns(of: row, type: type)
+                        let identity = try inserter.insert(type, columns: values)
+                        let key = identity.map { [$0] } ?? type.keyProperties.map { values[$0.columnIndex] ?? .null }
+                        rowNumbers[ObjectIdentifier(type), default: [:]][key] = index + 1
                     } catch let error as SeedError {
                         throw SeedError(message: "\(set.name).json, row \(index + 1): \(error.message)")
                     } catch let error as PayloadError {
@@ -50,8 +58,47 @@ public struct SeedLoader {
                 }
                 counts[set.name] = rows.count
             }
+            try checkRelationships(on: connection, rowNumbers: rowNumbers)
         }
         return counts
+    }
+
+    /// The first row of each relationship whose foreign key names no row of the principal
+    /// set, as an error naming the file, the row, the relationship and the missing key.
+    private func checkRelationships(on connection: any SQLConnection, rowNumbers: [ObjectIdentifier: [[SQLValue]: Int]]) throws {
+        let dialect = connection.dialect
+        for association in model.associations {
+            let dependent = association.dependent, principal = association.principal
+            guard let dependentSet = dependent.entitySet, let principalSet = principal.entitySet else { continue }
+            let keys = dependent.keyProperties.map { dialect.column("d", $0.columnName) }
+            let foreign = association.foreignKey.columns.map { dialect.column("d", $0) }
+            let matches = zip(association.foreignKey.columns, principal.keyProperties).map { column, key in
+                dialect.column("p", key.columnName) + " = " + dialect.column("d", column)
+            }
+            let sql = "SELECT " + (keys + foreign).joined(separator: ", ") + " FROM " + dialect.quote(dependent.tableName) + " AS d WHERE "
+                + foreign.map { $0 + " IS NOT NULL" }.joined(separator: " AND ")
+                + " AND NOT EXISTS (SELECT 1 FROM " + dialect.quote(principal.tableName) + " AS p WHERE " + matches.joined(separator: " AND ") + ")"
+                + dialect.limitClause(limit: "1", offset: nil)
+            guard let row = try connection.rows(sql).first else { continue }
+            let key = Array(row.prefix(keys.count)), missing = Array(row.dropFirst(keys.count))
+            let navigation = dependent.navigationProperties.first { $0.association === association && !$0.targetHoldsForeignKey }
+            let rowText = rowNumbers[ObjectIdentifier(dependent)]?[key].map { "row \($0)" } ?? "the row of key \(Self.text(key))"
+            throw SeedError(message: "\(dependentSet.name).json, \(rowText): its relationship \(association.name)"
+                + (navigation.map { " (\($0.name))" } ?? "") + " names \(principalSet.name) \(Self.text(missing)), which no seed row holds")
+        }
+    }
+
+    private static func text(_ values: [SQLValue]) -> String {
+        let parts = values.map { value -> String in
+            switch value {
+            case .null: return "null"
+            case .integer(let number): return String(number)
+            case .real(let number): return String(number)
+            case .text(let text): return "'" + text + "'"
+            case .blob(let bytes): return "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
+            }
+        }
+        return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: ", ") + ")"
     }
 
     private func columns(of row: JSONValue, type: EntityType) throws -> [SQLValue?] {

@@ -35,10 +35,11 @@ extension JSONWriter {
             integer(ms)
             raw(")\\/\"")
         case .dateTimeOffset(let ms, let offset):
-            // The instant in UTC milliseconds and the offset in minutes, `"\/Date(ms+0060)\/"`:
-            // the form V2 clients (pyodata, Olingo, datajs) read for Edm.DateTimeOffset.
+            // The local clock time of the offset in milliseconds and the offset in minutes,
+            // `"\/Date(ms+0060)\/"`: the form V2 clients (pyodata, Olingo, datajs) read for
+            // Edm.DateTimeOffset (see DateTimeText).
             raw("\"\\/Date(")
-            integer(ms)
+            integer(ms + Int64(offset) * 60_000)
             byte(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
             let minutes = abs(offset)
             for divisor in [1000, 100, 10, 1] { byte(UInt8(ascii: "0") + UInt8(minutes / divisor % 10)) }

@@ -71,10 +71,31 @@ public enum MetadataSerializer {
             ]
             return set
         }
+        container.functionImports = model.functionImports.map(functionImport)
         var main = schema(model.namespace)
         main.entityContainers.append(container)
         schemas[model.namespace] = main
         return CSDLDocument(edmxVersion: "1.0", dataServiceVersion: "2.0", schemas: order.compactMap { schemas[$0] })
+    }
+
+    /// A service operation as clients see it: its signature, not the query that answers it.
+    private static func functionImport(_ operation: FunctionImport) -> CSDLFunctionImport {
+        var csdl = CSDLFunctionImport(name: operation.name)
+        switch operation.result {
+        case .entities:
+            csdl.returnType = "Collection(\(operation.entitySet.entityType.qualifiedName))"
+            csdl.entitySet = operation.entitySet.name
+        case .value(let type, _):
+            csdl.returnType = type.name
+        }
+        csdl.httpMethod = operation.httpMethod
+        csdl.parameters = operation.parameters.map { parameter in
+            var p = CSDLFunctionImport.Parameter(name: parameter.name, type: parameter.type.name)
+            p.mode = "In"
+            p.nullable = parameter.isNullable
+            return p
+        }
+        return csdl
     }
 
     public static func xml(for model: EntityModel) -> String {

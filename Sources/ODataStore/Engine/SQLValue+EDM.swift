@@ -4,8 +4,9 @@ import EDM
 // engine reads its own column types into the same values).
 //   Boolean -> INTEGER 0/1; Byte..Int64 -> INTEGER; Single, Double -> REAL;
 //   Decimal -> TEXT (exact, compared numerically in queries); String, Guid -> TEXT;
-//   Binary -> BLOB; DateTime, DateTimeOffset -> INTEGER milliseconds since the epoch (UTC);
-//   Time -> INTEGER milliseconds since midnight.
+//   Binary -> BLOB; DateTime -> INTEGER milliseconds since the epoch (UTC); DateTimeOffset ->
+//   INTEGER, the instant and its offset (`DateTimeOffsetStorage`); Time -> INTEGER milliseconds
+//   since midnight.
 
 extension SQLValue {
     public init(_ value: EDMValue) {
@@ -18,7 +19,7 @@ extension SQLValue {
         case .string(let s): self = .text(s)
         case .binary(let bytes): self = .blob(bytes)
         case .dateTime(let ms): self = .integer(ms)
-        case .dateTimeOffset(let ms, _): self = .integer(ms)
+        case .dateTimeOffset(let ms, let offset): self = .integer(DateTimeOffsetStorage.stored(milliseconds: ms, offsetMinutes: offset))
         case .time(let ms): self = .integer(ms)
         case .guid(let g): self = .text(g)
         }
@@ -41,7 +42,9 @@ extension EDMValue {
         case (.integer(let i), .decimal): self = .decimal(String(i))
         case (.real(let d), .decimal): self = .decimal(String(d))
         case (.integer(let i), .dateTime): self = .dateTime(i)
-        case (.integer(let i), .dateTimeOffset): self = .dateTimeOffset(i, offsetMinutes: 0)
+        case (.integer(let i), .dateTimeOffset):
+            let (ms, offset) = DateTimeOffsetStorage.value(i)
+            self = .dateTimeOffset(ms, offsetMinutes: offset)
         case (.integer(let i), .time): self = .time(i)
         case (.text(let t), .guid): self = .guid(t)
         case (.blob(let b), .binary): self = .binary(b)

@@ -41,6 +41,7 @@ public final class EntityReader {
         // Taken out of `query` once: the row closure below would otherwise copy the whole
         // query, a retain for each of its references, for every row.
         let orderByCount = query.orderBy.count
+        let decimalTerms = query.orderBy.map { $0.expression.type == .decimal }
         var delivered = 0
         // The position of the page's last entity, taken while the statement still sits on it.
         var lastPosition: [EDMValue]?
@@ -54,7 +55,9 @@ public final class EntityReader {
             try body(row)
             delivered += 1
             if delivered == pageLimit {
-                lastPosition = (0..<orderByCount).map { EntityReader.tokenValue(statement.value(at: columnCount + $0)) } + row.keyValues
+                lastPosition = (0..<orderByCount).map {
+                    EntityReader.tokenValue(statement.value(at: columnCount + $0), isDecimal: decimalTerms[$0])
+                } + row.keyValues
             }
         }
         return nil
@@ -79,7 +82,7 @@ public final class EntityReader {
         var orderTerms: [String] = []
         for (index, item) in query.orderBy.enumerated() {
             let alias = "__o\(index)"
-            select += ", " + ExpressionTranslator.sql(for: item.expression, in: &context) + " AS " + alias
+            select += ", " + ExpressionTranslator.orderKey(for: item.expression, in: &context) + " AS " + alias
             orderTerms.append(dialect.orderTerm(alias, descending: item.descending))
         }
         // Ties are broken by the key, so that the order, and so paging, is stable.
@@ -246,7 +249,7 @@ public final class EntityReader {
                         shape: shape)
     }
 
-    private func whereConditions(_ query: EntityQuery, in context: inout SQLBuildContext) -> [String] {
+    func whereConditions(_ query: EntityQuery, in context: inout SQLBuildContext) -> [String] {
         var conditions: [String] = []
         if let scope = ScopeCondition.sql(for: query.path, alias: context.rootAlias, in: &context) {
             conditions.append(scope)
@@ -273,17 +276,17 @@ public final class EntityReader {
         // per `?` and in the order the `?` appear.
         func sql(_ index: Int) -> String {
             guard let expression = terms[index].expression else { return terms[index].column }
-            return ExpressionTranslator.sql(for: expression, in: &context)
+            return ExpressionTranslator.orderKey(for: expression, in: &context)
         }
         var alternatives: [String] = []
         for (index, term) in terms.enumerated() {
             var parts: [String] = []
             for previous in 0..<index {
                 let previousSQL = sql(previous)
-                let bound = context.bind(SQLValue(token[previous]))
+                let bound = context.bind(Self.positionValue(token[previous], isOrderBy: terms[previous].expression != nil))
                 parts.append(dialect.nullSafeEqual(previousSQL, bound, negated: false))
             }
-            let value = SQLValue(token[index])
+            let value = Self.positionValue(token[index], isOrderBy: term.expression != nil)
             switch (value, term.descending) {
             case (.null, false): parts.append(sql(index) + " IS NOT NULL")
             case (.null, true): parts.append(dialect.falseValue)
@@ -300,13 +303,21 @@ public final class EntityReader {
         return "(" + alternatives.joined(separator: " OR ") + ")"
     }
 
-    /// An order-by value as it goes into a skip token; its literal form tells its storage class.
-    private static func tokenValue(_ value: SQLValue) -> EDMValue {
+    /// A skip token's value as its term compares it: an order-by term of a DateTimeOffset
+    /// compares the instant (`DateTimeOffsetStorage`), a key its stored value.
+    private static func positionValue(_ value: EDMValue, isOrderBy: Bool) -> SQLValue {
+        if isOrderBy, case .dateTimeOffset(let milliseconds, _) = value { return .integer(milliseconds) }
+        return SQLValue(value)
+    }
+
+    /// An order-by value as it goes into a skip token; its literal form tells its storage class,
+    /// but for a decimal kept as text (`SQLDialect.exactDecimal`), which stays a decimal.
+    private static func tokenValue(_ value: SQLValue, isDecimal: Bool) -> EDMValue {
         switch value {
         case .null: return .null
         case .integer(let i): return .integer(i)
         case .real(let d): return .double(d)
-        case .text(let s): return .string(s)
+        case .text(let s): return isDecimal ? .decimal(s) : .string(s)
         case .blob(let b): return .binary(b)
         }
     }

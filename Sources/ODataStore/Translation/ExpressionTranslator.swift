@@ -8,7 +8,8 @@ import ODataURI
 /// - Every literal is a bound parameter; the SQL text holds only model names (quoted) and
 ///   constants of this translator and the dialect. Parameters are bound in the order they appear.
 /// - Member paths through navigations use the context's LEFT JOIN aliases.
-/// - Decimals are computed as doubles (`SQLDialect.castToReal`).
+/// - Decimals are computed exactly where the dialect can (`SQLDialect.exactDecimal`: functions
+///   over decimal text, compared by a collation), else as doubles (`SQLDialect.castToReal`).
 /// - Strings compare ordinally and case-sensitively (`SQLDialect.binaryCollation`).
 public enum ExpressionTranslator {
     /// SQL whose value is the expression's value: 0/1/NULL for Booleans. Use it for `$orderby`
@@ -17,17 +18,21 @@ public enum ExpressionTranslator {
         value(expression, &context)
     }
 
+    /// `sql(for:in:)` as a term to order by, compare with a skip token's value or take the
+    /// `min`/`max` of: with the exact decimal collation where the value is a decimal.
+    public static func orderKey(for expression: BoundExpression, in context: inout SQLBuildContext) -> String {
+        let sql = value(expression, &context)
+        guard expression.type == .decimal, let exact = context.dialect.exactDecimal else { return sql }
+        return "(" + sql + exact.collation + ")"
+    }
+
     /// SQL for a WHERE clause: true exactly where the filter is true. Where the difference
     /// cannot change the outcome it lets a comparison be unknown rather than false, which keeps
     /// plain comparisons index-friendly.
     public static func condition(for expression: BoundExpression, in context: inout SQLBuildContext) -> String {
         switch expression {
-        case .and(let left, let right):
-            let l = condition(for: left, in: &context)
-            return "(" + l + " AND " + condition(for: right, in: &context) + ")"
-        case .or(let left, let right):
-            let l = condition(for: left, in: &context)
-            return "(" + l + " OR " + condition(for: right, in: &context) + ")"
+        case .and, .or:
+            return junction(expression, &context) { condition(for: $0, in: &$1) }
         case .comparison(let op, let left, let right):
             return comparison(op, left, right, unknownMeansFalse: true, &context)
         default:
@@ -67,23 +72,47 @@ public enum ExpressionTranslator {
     private static func value(_ expression: BoundExpression, _ context: inout SQLBuildContext) -> String {
         switch expression {
         case .literal(let value, let type):
-            return context.bind(parameter(value, type))
+            return context.bind(parameter(value, type, exact: context.dialect.exactDecimal != nil))
         case .member(let path):
             let column = context.dialect.column(context.alias(for: path.navigations), path.property.columnName)
-            return path.property.type == .decimal ? context.dialect.castToReal(column) : column
+            switch path.property.type {
+            case .decimal where context.dialect.exactDecimal == nil: return context.dialect.castToReal(column)
+            // Compared, ordered and taken apart as its instant; the offset is only written back.
+            case .dateTimeOffset: return DateTimeOffsetStorage.instant(column)
+            default: return column
+            }
         case .convert(let inner, let target):
             let source = inner.type
             let sql = value(inner, &context)
             if isNarrowing(from: source, to: target), let range = target.integerRange {
                 return context.dialect.castToInteger(sql, within: range)
             }
+            if let exact = context.dialect.exactDecimal, source != nil {
+                // Decimal text from and to other numbers: exactly into it, as a double out of it.
+                if target == .decimal && source != .decimal { return exact.convert + "(" + sql + ")" }
+                if source == .decimal && (target == .double || target == .single) { return context.dialect.castToReal(sql) }
+            }
             if !target.isIntegral && (source?.isIntegral ?? false) { return context.dialect.castToReal(sql) }
             return sql
         case .negate(let inner, let type):
+            if type == .decimal, let exact = context.dialect.exactDecimal {
+                return exact.negate + "(" + value(inner, &context) + ")"
+            }
             return inRange("(- " + value(inner, &context) + ")", type, context.dialect)
         case .arithmetic(let op, let left, let right, let type):
             let l = value(left, &context)
             let r = value(right, &context)
+            if type == .decimal, let exact = context.dialect.exactDecimal {
+                let function: String
+                switch op {
+                case .add: function = exact.add
+                case .subtract: function = exact.subtract
+                case .multiply: function = exact.multiply
+                case .divide: function = exact.divide
+                case .modulo: function = exact.modulo
+                }
+                return function + "(" + l + ", " + r + ")"
+            }
             switch op {
             case .add: return inRange("(" + l + " + " + r + ")", type, context.dialect)
             case .subtract: return inRange("(" + l + " - " + r + ")", type, context.dialect)
@@ -97,15 +126,44 @@ public enum ExpressionTranslator {
             return comparison(op, left, right, unknownMeansFalse: false, &context)
         case .not(let inner):
             return "(NOT " + value(inner, &context) + ")"
-        case .and(let left, let right):
-            let l = value(left, &context)
-            return "(" + l + " AND " + value(right, &context) + ")"
-        case .or(let left, let right):
-            let l = value(left, &context)
-            return "(" + l + " OR " + value(right, &context) + ")"
+        case .and, .or:
+            return junction(expression, &context) { value($0, &$1) }
         case .call(let function, let arguments, _):
             return call(function, arguments, &context)
         }
+    }
+
+    /// A chain of one of `and`/`or` (`a or b or c` binds as `(a or b) or c`) written flat,
+    /// `(a OR b OR c)`: nested parentheses would cost the SQL parser a level each, and an
+    /// `in`-list of a few hundred values would overflow its stack. Both are associative in
+    /// three-valued logic, so the flat form means the same.
+    private static func junction(_ expression: BoundExpression, _ context: inout SQLBuildContext,
+                                 operand: (BoundExpression, inout SQLBuildContext) -> String) -> String {
+        let isAnd: Bool
+        switch expression {
+        case .and: isAnd = true
+        case .or: isAnd = false
+        default: return operand(expression, &context)
+        }
+        var rightOperands: [BoundExpression] = []
+        var leftmost = expression
+        while true {
+            switch leftmost {
+            case .and(let left, let right) where isAnd, .or(let left, let right) where !isAnd:
+                rightOperands.append(right)
+                leftmost = left
+                continue
+            default: break
+            }
+            break
+        }
+        // Parameters are bound in text order: the leftmost operand first.
+        var sql = "(" + operand(leftmost, &context)
+        for right in rightOperands.reversed() {
+            sql += isAnd ? " AND " : " OR "
+            sql += operand(right, &context)
+        }
+        return sql + ")"
     }
 
     /// A conversion to an Integer type that not every source value survives (`cast` from a
@@ -124,10 +182,11 @@ public enum ExpressionTranslator {
     }
 
     /// The parameter for a literal, in the storage representation the comparison meets.
-    private static func parameter(_ value: EDMValue, _ type: PrimitiveType?) -> SQLValue {
+    private static func parameter(_ value: EDMValue, _ type: PrimitiveType?, exact: Bool) -> SQLValue {
         switch value {
-        case .decimal(let text): return Double(text).map(SQLValue.real) ?? .null
+        case .decimal(let text): return exact ? .text(text) : Double(text).map(SQLValue.real) ?? .null
         case .double(let number): return .real(number)
+        case .dateTimeOffset(let milliseconds, _): return .integer(milliseconds)
         default: return SQLValue(value)
         }
     }
@@ -150,7 +209,8 @@ public enum ExpressionTranslator {
             }
         }
         let nullable = mayBeNull(left) || mayBeNull(right)
-        let collation = left.type == .string || right.type == .string ? context.dialect.binaryCollation : ""
+        var collation = left.type == .string || right.type == .string ? context.dialect.binaryCollation : ""
+        if left.type == .decimal || right.type == .decimal, let exact = context.dialect.exactDecimal { collation = exact.collation }
         let l = value(left, &context)
         let r = value(right, &context) + collation
         switch op {
@@ -173,6 +233,10 @@ public enum ExpressionTranslator {
 
     private static func call(_ function: ExpressionFunction, _ arguments: [BoundExpression],
                              _ context: inout SQLBuildContext) -> String {
+        if [.round, .floor, .ceiling].contains(function), arguments.first?.type == .decimal, let exact = context.dialect.exactDecimal {
+            let name = function == .round ? exact.round : function == .floor ? exact.floor : exact.ceiling
+            return name + "(" + value(arguments[0], &context) + ")"
+        }
         switch function {
         case .year, .month, .day, .hour, .minute, .second:
             let sql = value(arguments[0], &context)

@@ -62,9 +62,19 @@ public protocol SQLDialect: Sendable {
     /// key), as DDL: a key once assigned is never assigned again, even after its entity is
     /// deleted, so that a deleted entity's URI never comes back.
     func identityKeyColumn(_ type: PrimitiveType) -> String
+    /// A statement that, inside a transaction, defers its foreign-key checks to the commit,
+    /// so that rows may be inserted before the rows they refer to (seeding); nil (the
+    /// default) when the engine checks every statement as it runs.
+    var deferForeignKeyChecks: String? { get }
+    /// How the engine computes Edm.Decimal exactly; nil (the default) computes it in double
+    /// precision (`castToReal`).
+    var exactDecimal: ExactDecimalSQL? { get }
 }
 
 extension SQLDialect {
+    public var deferForeignKeyChecks: String? { nil }
+    public var exactDecimal: ExactDecimalSQL? { nil }
+
     /// `alias."column"`.
     public func column(_ alias: String, _ column: String) -> String {
         alias + "." + quote(column)

@@ -5,6 +5,8 @@ import EDM
 struct ExpressionBinder {
     let entityType: EntityType
     let diagnostics: ExpressionDiagnostics
+    /// The values `@name` stands for (a service operation's parameters), bound as literals.
+    var parameters: [String: (value: EDMValue, type: PrimitiveType)] = [:]
 
     /// What a node binds to: a value, or an entity reached through navigation properties, which
     /// only `eq null`, `ne null`, `isof` and `cast` accept.
@@ -52,6 +54,12 @@ struct ExpressionBinder {
     // MARK: Members
 
     private func bindMember(_ segments: [SyntaxNode.PathSegment]) throws(URIError) -> Operand {
+        if segments.count == 1, segments[0].name.hasPrefix("@") {
+            guard let parameter = parameters[String(segments[0].name.dropFirst())] else {
+                throw diagnostics.unknownName("there is no parameter named '\(segments[0].name.dropFirst())'", at: segments[0].position)
+            }
+            return .value(.literal(parameter.value, parameter.value.isNull ? nil : parameter.type), numericText: nil)
+        }
         var type = entityType
         var navigations: [NavigationProperty] = []
         for (offset, segment) in segments.enumerated() {

@@ -53,6 +53,11 @@ struct ExpressionLexer {
         case ")": return single(.closeParenthesis)
         case ",": return single(.comma)
         case "/": return single(.slash)
+        case "@" where peek(1).map(Self.isIdentifierStart) ?? false:
+            // `@name`: a service operation's parameter in the filter its schema declares; in a
+            // request's own options it names nothing and is refused as an unknown name.
+            index += 1
+            return ExpressionToken(kind: .identifier("@" + identifier()), position: start)
         case "'":
             let text = try quotedText()
             return ExpressionToken(kind: .literal(ExpressionLiteral(.string(text), .string)), position: start)

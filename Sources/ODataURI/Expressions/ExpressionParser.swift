@@ -7,11 +7,20 @@ public enum ExpressionParser {
     /// A Boolean expression over entities of `type`.
     public static func parseFilter(_ text: String, for type: EntityType,
                                    limits: ExpressionLimits = ExpressionLimits()) throws(URIError) -> BoundExpression {
-        let diagnostics = ExpressionDiagnostics(option: "$filter")
+        try parseFilter(text, for: type, limits: limits, option: "$filter", parameters: [:])
+    }
+
+    /// A filter in which `@name` stands for `parameters[name]`, bound as a literal (a service
+    /// operation's); errors name `option`.
+    static func parseFilter(_ text: String, for type: EntityType, limits: ExpressionLimits, option: String,
+                            parameters: [String: (value: EDMValue, type: PrimitiveType)]) throws(URIError) -> BoundExpression {
+        let diagnostics = ExpressionDiagnostics(option: option)
         try requireText(text, diagnostics)
         var parser = try SyntaxParser(text, diagnostics: diagnostics, limits: limits)
         let node = try parser.parseWhole()
-        let expression = try ExpressionBinder(entityType: type, diagnostics: diagnostics).bindValue(node)
+        var binder = ExpressionBinder(entityType: type, diagnostics: diagnostics)
+        binder.parameters = parameters
+        let expression = try binder.bindValue(node)
         guard let resultType = expression.type else { return .literal(.null, .boolean) }
         guard resultType == .boolean else {
             throw diagnostics.typeError("a filter must be an Edm.Boolean expression but this one is \(resultType.name)", at: node.position)
@@ -21,8 +30,8 @@ public enum ExpressionParser {
 
     /// The ordering keys, first key first.
     public static func parseOrderBy(_ text: String, for type: EntityType,
-                                    limits: ExpressionLimits = ExpressionLimits()) throws(URIError) -> [OrderByItem] {
-        let diagnostics = ExpressionDiagnostics(option: "$orderby")
+                                    limits: ExpressionLimits = ExpressionLimits(), option: String = "$orderby") throws(URIError) -> [OrderByItem] {
+        let diagnostics = ExpressionDiagnostics(option: option)
         try requireText(text, diagnostics)
         var parser = try SyntaxParser(text, diagnostics: diagnostics, limits: limits)
         let binder = ExpressionBinder(entityType: type, diagnostics: diagnostics)

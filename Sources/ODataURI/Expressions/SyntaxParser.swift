@@ -100,8 +100,17 @@ struct SyntaxParser {
     private mutating func parseBinary(operators: [SyntaxNode.BinaryOperator],
                                       operand: (inout SyntaxParser) throws(URIError) -> SyntaxNode) throws(URIError) -> SyntaxNode {
         var left = try operand(&self)
+        // Each operator of a chain nests the chain before it one level deeper in the SQL it
+        // becomes, so it counts against the depth bound (`and`/`or` chains are written flat).
+        var chained = 0
+        defer { depth -= chained }
         while case .identifier(let name) = current.kind, let op = operators.first(where: { $0.keyword == name }) {
             let position = advance()
+            chained += 1
+            depth += 1
+            guard depth <= limits.maxDepth else {
+                throw diagnostics.limitExceeded("the expression nests deeper than the limit of \(limits.maxDepth) levels (maxDepth, the serve option --max-filter-depth)", at: position)
+            }
             let right = try operand(&self)
             left = try node(.binary(op, left, right), at: position)
         }
@@ -186,14 +195,14 @@ struct SyntaxParser {
     private mutating func enter() throws(URIError) {
         depth += 1
         guard depth <= limits.maxDepth else {
-            throw diagnostics.limitExceeded("the expression nests deeper than the limit of \(limits.maxDepth) levels (maxDepth)", at: current.position)
+            throw diagnostics.limitExceeded("the expression nests deeper than the limit of \(limits.maxDepth) levels (maxDepth, the serve option --max-filter-depth)", at: current.position)
         }
     }
 
     private mutating func node(_ kind: SyntaxNode.Kind, at position: Int) throws(URIError) -> SyntaxNode {
         nodeCount += 1
         guard nodeCount <= limits.maxNodes else {
-            throw diagnostics.limitExceeded("the expression has more than the limit of \(limits.maxNodes) nodes (maxNodes)", at: position)
+            throw diagnostics.limitExceeded("the expression has more than the limit of \(limits.maxNodes) nodes (maxNodes, the serve option --max-filter-nodes)", at: position)
         }
         return SyntaxNode(kind: kind, position: position)
     }
