@@ -2,6 +2,10 @@ import CSQLite
 import Foundation
 import ODataStore
 
+// A binding file: its functions and collation are registered with SQLite's C API, which hands
+// them C pointers to their arguments; that, and Foundation's C-style Decimal arithmetic, is the
+// unsafe code here.
+
 /// Exact Edm.Decimal on SQLite, which has no decimal type: values are kept as their decimal
 /// text (as stored), compared and ordered by the `EDM_DECIMAL` collation and computed by these
 /// functions, all with Foundation's `Decimal` (38 significant digits).

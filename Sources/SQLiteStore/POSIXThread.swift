@@ -4,6 +4,10 @@ import Glibc
 import Darwin
 #endif
 
+// Unsafe code, because pthread_create passes its argument to the thread as a C pointer: the
+// thread's closure travels as a retained, unmanaged reference, taken back once by the thread
+// (or released here when no thread starts).
+
 /// The POSIX threads the store runs its own work on (the write gate's committer): joinable, so that their owners can wait for them when they close.
 enum POSIXThread {
     /// Starts a thread that runs `body`, which keeps what it captures alive until it returns;

@@ -2,7 +2,7 @@ import CSQLite
 import ODataStore
 
 // A binding file: it registers Swift functions with SQLite's C API (sqlite3_create_function_v2),
-// which hands them C pointers to their arguments.
+// which hands them C pointers to their arguments; that is the unsafe code here.
 
 /// SQL functions the expression translation uses, registered on every connection.
 public enum SQLFunctions {

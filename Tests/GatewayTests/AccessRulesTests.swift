@@ -245,6 +245,14 @@ import Testing
             #expect(try refused.errorMessage().replacingOccurrences(of: "PersonCarMaintenance", with: "NoSuchSet") == (try never.errorMessage()), "\(hidden)")
         }
         #expect(try call("PersonCarMaintenance", as: "reader").status == 200)
+        // The service operations over the hidden set do not exist for the role either.
+        #expect(!metadata.text.contains("CarsDueForService") && !metadata.text.contains("TotalMaintenanceCost"))
+        for operation in ["CarsDueForService?miles=60000", "TotalMaintenanceCost?personID=1"] {
+            let refused = try call(operation, as: "lookup")
+            let never = try call("NoSuchOperation?miles=60000", as: "lookup")
+            #expect(refused.status == never.status && refused.status == 404, "\(operation)")
+            #expect(try call(operation, as: "reader").status == 200, "\(operation)")
+        }
     }
 
     @Test func theAnonymousRoleSaysWhatCallersWithoutAKeyMayDo() throws {

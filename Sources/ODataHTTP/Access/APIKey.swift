@@ -1,6 +1,9 @@
 import Crypto
 import Foundation
 
+// Unsafe code, as little as swift-crypto allows: a `SymmetricKey`'s random bytes are readable
+// only through `withUnsafeBytes`, and are copied out at once.
+
 /// API keys: 32 random bytes from the system's generator, stored as HMAC-SHA256 of the key under
 /// a random salt. A key has 256 bits of entropy, so a fast salted hash is enough (a slow one
 /// defends guessable passwords) and costs each request little.

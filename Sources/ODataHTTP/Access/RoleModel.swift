@@ -43,9 +43,26 @@ enum RoleModel {
             for c in document.schemas[s].entityContainers.indices {
                 document.schemas[s].entityContainers[c].entitySets.removeAll { hiddenSets.contains($0.name) }
                 document.schemas[s].entityContainers[c].associationSets.removeAll { hiddenAssociations.contains(local($0.association)) }
+                document.schemas[s].entityContainers[c].functionImports.removeAll {
+                    reaches($0, hiddenSets: hiddenSets, hiddenProperties: hiddenProperties.values.reduce(into: Set()) { $0.formUnion($1) })
+                }
             }
         }
         return try ModelLoader.load(document)
+    }
+
+    /// Whether a service operation reads what the role cannot see: a hidden set (its `EntitySet`,
+    /// or the `store:From` it aggregates over), or a hidden property named in its storage
+    /// annotations (its filter, order or aggregate). Such an operation does not exist for the
+    /// role, as the set or property does not: its answers would otherwise reveal them.
+    private static func reaches(_ operation: CSDLFunctionImport, hiddenSets: Set<String>, hiddenProperties: Set<String>) -> Bool {
+        let storage = operation.annotations.filter { $0.namespace == StorageAnnotations.namespace }
+        let set = operation.entitySet ?? storage.first { $0.name == StorageAnnotations.from }?.value
+        if let set, hiddenSets.contains(set) { return true }
+        return storage.contains { annotation in
+            let words = annotation.value.split { !($0.isLetter || $0.isNumber || $0 == "_") }
+            return words.contains { hiddenProperties.contains(String($0)) }
+        }
     }
 
     /// Why a property cannot be hidden, or nil when it can: a key identifies the entity in every
