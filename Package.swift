@@ -8,7 +8,7 @@
 //   storage       ODataStore
 //   URI/query     ODataURI
 //   model         EDM  <- CSDL (the EDMX reader/writer, shared with the client code generator)
-//   C shims       CSQLite, CMicroHTTPD
+//   C shims       CSQLite, CMicroHTTPD, CLibPQ (PostgresStore, beside ODataStore's SQLite, is its only user)
 // HTTPCore, the HTTP/1.1 server on libmicrohttpd, is a layer of its own between CMicroHTTPD and
 // ODataHTTP: it knows nothing of OData and depends on CMicroHTTPD alone; ODataHTTP answers its
 // requests, and only ODataHTTP and DealerGateway import it.
@@ -17,6 +17,10 @@
 // Dependencies, and why each is here:
 // - swift-argument-parser: the command lines of dealer-gateway, dealer and dealer-codegen.
 // - swift-log: structured logging in the gateway (requests, errors with their detail).
+// - libpq (system library, CLibPQ), PostgreSQL's own client library, rather than a NIO driver:
+//   the gateway's workers are plain threads, each with its own connection used synchronously,
+//   so an event loop would only add hops; libpq also reads the password from the URI,
+//   PGPASSWORD or ~/.pgpass exactly as psql does.
 import PackageDescription
 
 let package = Package(
@@ -38,10 +42,14 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         .target(name: "CSDL"),
         .target(name: "EDM", dependencies: ["CSDL"]),
         .target(name: "ODataURI", dependencies: ["EDM"]),
         .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"], exclude: ["README.md"]),
+        // The PostgreSQL engine under the storage interface; the only importer of CLibPQ.
+        .target(name: "PostgresStore", dependencies: ["EDM", "ODataURI", "ODataStore", "CLibPQ"]),
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
         .target(name: "HTTPCore", dependencies: ["CMicroHTTPD"]),
         .target(name: "ODataHTTP", dependencies: [
@@ -68,6 +76,7 @@ let package = Package(
         .testTarget(name: "ClientTests", dependencies: ["RestConnection", "CSDL", "Dealer", "DealerCodegen", "DealerGateway"]),
         .testTarget(name: "GatewayTests", dependencies: [
             "HTTPCore", "ODataHTTP", "ODataStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
+            "PostgresStore",
             .product(name: "Logging", package: "swift-log"),
             "DealerGateway",
         ], exclude: ["Fixtures"]),
