@@ -113,12 +113,38 @@ public struct PostgresDialect: SQLDialect {
             + " THEN CAST(" + truncated + " AS BIGINT) END)"
     }
 
-    /// A BIGINT result is already of Int64's range; a narrower type's is checked. (PostgreSQL
-    /// reports a 64-bit overflow as an error rather than a wrong value.)
+    /// Integer arithmetic is computed in NUMERIC (`arithmetic`), where nothing overflows: a
+    /// result outside `range` is NULL, as on SQLite, rather than PostgreSQL's overflow error.
     public func integerResult(_ sql: String, within range: ClosedRange<Int64>) -> String {
-        if range == Int64.min...Int64.max { return sql }
-        return "(CASE WHEN " + sql + " BETWEEN " + String(range.lowerBound) + " AND " + String(range.upperBound)
-            + " THEN " + sql + " END)"
+        "(CASE WHEN " + sql + " BETWEEN " + String(range.lowerBound) + " AND " + String(range.upperBound)
+            + " THEN CAST(" + sql + " AS BIGINT) END)"
+    }
+
+    /// A Boolean is bound as the integer 0 or 1 (its storage form on every engine); here it
+    /// becomes a boolean, which BOOLEAN columns and conditions compare with.
+    /// Text is cast, since a parameter that stands alone (`$1 IS NULL`) has no type to infer.
+    public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String {
+        switch type {
+        case .boolean: "(" + placeholder + " <> 0)"
+        case .string, .guid: "CAST(" + placeholder + " AS TEXT)"
+        default: placeholder
+        }
+    }
+
+    /// Integer operands in NUMERIC, so that no intermediate result overflows (`integerResult`
+    /// decides), divided with truncation toward zero; a division by zero is NULL, not an error.
+    public func arithmetic(_ op: ArithmeticOperator, _ left: String, _ right: String, integral: Bool) -> String {
+        if op == .modulo { return remainder(left, right, integral: integral) }
+        let l = integral ? "CAST(" + left + " AS NUMERIC)" : left
+        let r = integral ? "CAST(" + right + " AS NUMERIC)" : right
+        switch op {
+        case .add: return "(" + l + " + " + r + ")"
+        case .subtract: return "(" + l + " - " + r + ")"
+        case .multiply: return "(" + l + " * " + r + ")"
+        default:
+            let quotient = "(" + l + " / NULLIF(" + r + ", 0))"
+            return integral ? "trunc" + quotient : quotient
+        }
     }
 
     public var binaryCollation: String { " COLLATE \"C\"" }
@@ -141,10 +167,11 @@ public struct PostgresDialect: SQLDialect {
                                                      8199, 8200, 8201, 8202, 8232, 8233, 8239, 8287, 12288]
         .map { "chr(\($0))" }.joined(separator: " || ") + ")"
 
-    /// A string position or length as the INTEGER `substr` takes: below 0 it is 0, and past a
-    /// billion (more than any text holds) it is a billion.
+    /// A string position or length as the INTEGER `substr` takes: below 0 it is 0, past a
+    /// billion (more than any text holds) a billion, and NULL stays NULL (which LEAST and
+    /// GREATEST would ignore). The text may repeat: its parameters are numbered.
     private static func clampedInteger(_ sql: String) -> String {
-        "CAST(LEAST(GREATEST(" + sql + ", 0), 1000000000) AS INTEGER)"
+        "CAST(CASE WHEN " + sql + " < 0 THEN 0 WHEN " + sql + " > 1000000000 THEN 1000000000 ELSE " + sql + " END AS INTEGER)"
     }
 
     /// The collation whose `lower`/`upper` map every Unicode letter, one character to one, as

@@ -67,7 +67,7 @@ public enum ExpressionTranslator {
     private static func value(_ expression: BoundExpression, _ context: inout SQLBuildContext) -> String {
         switch expression {
         case .literal(let value, let type):
-            return context.bind(parameter(value, type))
+            return context.bind(parameter(value, type), of: type)
         case .member(let path):
             let column = context.dialect.column(context.alias(for: path.navigations), path.property.columnName)
             return path.property.type == .decimal ? context.dialect.castToReal(column) : column
@@ -85,11 +85,9 @@ public enum ExpressionTranslator {
             let l = value(left, &context)
             let r = value(right, &context)
             switch op {
-            case .add: return inRange("(" + l + " + " + r + ")", type, context.dialect)
-            case .subtract: return inRange("(" + l + " - " + r + ")", type, context.dialect)
-            case .multiply: return inRange("(" + l + " * " + r + ")", type, context.dialect)
             // Integer operands divide with truncation toward zero, as in .NET.
-            case .divide: return inRange("(" + l + " / " + r + ")", type, context.dialect)
+            case .add, .subtract, .multiply, .divide:
+                return inRange(context.dialect.arithmetic(op, l, r, integral: type?.isIntegral ?? false), type, context.dialect)
             // The integer remainder is never out of range.
             case .modulo: return context.dialect.remainder(l, r, integral: type?.isIntegral ?? true)
             }
