@@ -44,7 +44,7 @@ struct DatabaseOptions: ParsableArguments {
         let database = try Database(path: db)
         try database.checkIntegrity()
         try database.configureForService()
-        let builder = SchemaBuilder(model: model)
+        let builder = SchemaBuilder(model: model, dialect: database.dialect)
         let isNew = try builder.isEmpty(database)
         try builder.createSchema(in: database)
         if isNew, let seed {

@@ -15,8 +15,11 @@ public final class PostgresConnection {
     /// or ~/.pgpass, as libpq reads them.
     public let url: String
     private var handle: OpaquePointer?
-    /// Prepared statements by parameter kinds and SQL text, with their server-side names.
+    /// Prepared statements by SQL text, with their server-side names.
     private var prepared: [String: String] = [:]
+    /// The statements handed to the builders (`SQLConnection.statement`), by text; bounded as
+    /// the prepared ones are.
+    private var statements: [StatementKey: PostgresStatement] = [:]
     private var preparedCount = 0
     /// Past this many prepared statements the connection forgets them all (`DEALLOCATE ALL`):
     /// statement shapes come from requests, and the server keeps each one's plan.
@@ -50,6 +53,14 @@ public final class PostgresConnection {
         return Int(PQserverVersion(handle))
     }
 
+    func cachedStatement(_ key: StatementKey, _ make: () -> PostgresStatement) -> PostgresStatement {
+        if let statement = statements[key] { return statement }
+        if statements.count >= Self.preparedStatementLimit { statements.removeAll() }
+        let statement = make()
+        statements[key] = statement
+        return statement
+    }
+
     private func connect() throws(PostgresError) {
         if let handle { PQfinish(handle) }
         handle = nil
@@ -81,7 +92,7 @@ public final class PostgresConnection {
 
     /// Runs `sql` (one or more statements, no parameters) with libpq's simple protocol:
     /// transaction control and DDL.
-    public func execute(_ sql: String) throws(PostgresError) {
+    public func executeSimple(_ sql: String) throws(PostgresError) {
         let connection = try live()
         let result = PQexec(connection, sql)
         defer { PQclear(result) }
@@ -90,10 +101,10 @@ public final class PostgresConnection {
     }
 
     /// Runs `sql` as a prepared statement (prepared on first use on this connection) with
-    /// `parameters` as `$1`, `$2`, ...: integers are sent as `bigint`, reals as `double
-    /// precision`, blobs as `bytea`, text and null untyped so that the server takes them as the
-    /// column or expression they meet wants (as it does a quoted constant): a key list is an
-    /// array of the key's type, a Decimal's text a `numeric`.
+    /// `parameters` as `$1`, `$2`, ...: the server infers each parameter's type from where it
+    /// stands, as it would a quoted constant's (a Boolean column's `1` is true, a key list an
+    /// array of the key's type, a Decimal's text a `numeric`); the dialect casts where nothing
+    /// says (`PostgresDialect.parameter(_:of:)`). Blobs are sent in binary format.
     public func query(_ sql: String, _ parameters: [SQLValue] = []) throws(PostgresError) -> PostgresResult {
         for parameter in parameters {
             // libpq reads a text parameter up to its first NUL, which would cut it silently.
@@ -102,7 +113,7 @@ public final class PostgresConnection {
             }
         }
         let connection = try live()
-        let name = try statementName(sql, parameters, connection)
+        let name = try statementName(sql, connection)
         let result = Self.withParameters(parameters) { count, values, lengths, formats in
             PQexecPrepared(connection, name, count, values, lengths, formats, 0)
         }
@@ -120,44 +131,20 @@ public final class PostgresConnection {
         try query(sql, parameters).rows
     }
 
-    private func statementName(_ sql: String, _ parameters: [SQLValue], _ connection: OpaquePointer) throws(PostgresError) -> String {
-        var key = ""
-        key.reserveCapacity(parameters.count + 1 + sql.utf8.count)
-        for parameter in parameters { key.append(Self.kindLetter(parameter)) }
-        key += ":" + sql
-        if let name = prepared[key] { return name }
+    private func statementName(_ sql: String, _ connection: OpaquePointer) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
         if prepared.count >= Self.preparedStatementLimit && PQtransactionStatus(connection) != PQTRANS_INERROR {
-            try execute("DEALLOCATE ALL")
+            try executeSimple("DEALLOCATE ALL")
             prepared.removeAll()
         }
         preparedCount += 1
         let name = "cd" + String(preparedCount)
-        var types = parameters.map(Self.typeOID)
-        let result = PQprepare(connection, name, sql, Int32(parameters.count), &types)
+        // No parameter types: the server infers them, once, for every later run.
+        let result = PQprepare(connection, name, sql, 0, nil)
         defer { PQclear(result) }
         guard result.map(PQresultStatus) == PGRES_COMMAND_OK else { throw failure(result, sql: sql) }
-        prepared[key] = name
+        prepared[sql] = name
         return name
-    }
-
-    private static func kindLetter(_ value: SQLValue) -> Character {
-        switch value {
-        case .null: "n"
-        case .integer: "i"
-        case .real: "r"
-        case .text: "t"
-        case .blob: "b"
-        }
-    }
-
-    /// The parameter's type as prepared: 0 lets the server infer it from where it stands.
-    private static func typeOID(_ value: SQLValue) -> Oid {
-        switch value {
-        case .null, .text: 0
-        case .integer: PostgresType.int8
-        case .real: PostgresType.float8
-        case .blob: PostgresType.bytea
-        }
     }
 
     /// Calls `body` with libpq's parameter arrays for `parameters`: every value's bytes in one

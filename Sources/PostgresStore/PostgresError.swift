@@ -42,15 +42,24 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
 }
 
 extension PostgresError: StoreFailure {
-    /// Retried serialization failures and deadlocks, a lost connection, too many connections
-    /// (53300) or a lock not available (55P03): the same request may succeed later (503).
+    /// A lost connection, too many connections (53300) or a lock not available (55P03): the
+    /// same request may succeed later (503).
     public var isBusy: Bool {
-        isSerializationFailure || isConnectionFailure || sqlState == "53300" || sqlState == "55P03"
+        isConnectionFailure || sqlState == "53300" || sqlState == "55P03"
     }
 
-    /// A statement cancelled (57014), as by a statement timeout: the write was not saved.
-    public var isAborted: Bool { sqlState == "57014" }
+    /// A serialization failure or deadlock that outlived its retries, or a statement cancelled
+    /// (57014, as by a statement timeout): rolled back, and the same write may succeed when
+    /// tried again (503).
+    public var isAborted: Bool { isSerializationFailure || sqlState == "57014" }
 
-    /// Class 23, integrity constraint violation: foreign key (23503), unique (23505), not null, check.
-    public var isConstraintViolation: Bool { sqlState?.hasPrefix("23") == true }
+    /// Class 23, integrity constraint violation: unique (23505), foreign key (23503), others.
+    public var violatedConstraint: ViolatedConstraint? {
+        guard let sqlState, sqlState.hasPrefix("23") else { return nil }
+        switch sqlState {
+        case "23505": return .uniqueKey
+        case "23503": return .foreignKey
+        default: return .other
+        }
+    }
 }

@@ -28,7 +28,7 @@ enum ExpressionFixture {
     static func carDealerDatabase() throws -> Database {
         let path = temporaryPath("dealer")
         let database = try Database(path: path)
-        try SchemaBuilder(model: carDealer).createSchema(in: database)
+        try SchemaBuilder(model: carDealer, dialect: SQLiteDialect()).createSchema(in: database)
         try SeedLoader(model: carDealer).load(from: repositoryRoot.appendingPathComponent("SeedData"), into: database)
         removeWhenClosed(path)
         return database
@@ -38,7 +38,7 @@ enum ExpressionFixture {
     static func allTypesDatabase() throws -> Database {
         let path = temporaryPath("types")
         let database = try Database(path: path)
-        try SchemaBuilder(model: allTypes).createSchema(in: database)
+        try SchemaBuilder(model: allTypes, dialect: SQLiteDialect()).createSchema(in: database)
         try insertAllTypesRows(into: database, model: allTypes)
         removeWhenClosed(path)
         return database
@@ -46,7 +46,7 @@ enum ExpressionFixture {
 
     /// Inserts the two groups and `allTypesRows` into all-types tables.
     static func insertAllTypesRows(into database: Database, model: EntityModel) throws {
-        let inserter = RowInserter(database: database)
+        let inserter = RowInserter(connection: database)
         let group = type("Groups", in: model)
         for (id, label) in [(1, "red"), (2, "Blue")] {
             try inserter.insert(group, columns: [.integer(Int64(id)), .text(label)])

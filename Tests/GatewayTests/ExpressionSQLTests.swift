@@ -357,6 +357,7 @@ private struct NumberedPlaceholders: SQLDialect {
     }
     func keyList(_ keys: [LinkKey]) -> SQLValue { base.keyList(keys) }
     func castToReal(_ sql: String) -> String { base.castToReal(sql) }
+    func identityKeyColumn(_ type: PrimitiveType) -> String { base.identityKeyColumn(type) }
     func castToInteger(_ sql: String, within range: ClosedRange<Int64>) -> String { base.castToInteger(sql, within: range) }
     func integerResult(_ sql: String, within range: ClosedRange<Int64>) -> String { base.integerResult(sql, within: range) }
     var binaryCollation: String { base.binaryCollation }

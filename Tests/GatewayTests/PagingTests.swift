@@ -13,7 +13,7 @@ import Testing
         // 2,500 more people, with repeated last names so that ordering has ties to break.
         let database = try gateway.openDatabase()
         let person = try #require(gateway.model.entitySet(named: "Person")).entityType
-        let inserter = RowInserter(database: database)
+        let inserter = RowInserter(connection: database)
         try database.transaction {
             for n in 0..<2500 {
                 try inserter.insert(person, columns: [nil, .text("First\(n)"), .text("Last\(n % 37)"), .null, .integer(1_300_000_000_000 + Int64(n))])

@@ -111,7 +111,7 @@ import Testing
             busy = error
         }
         #expect(busy?.sqlState == "40001")
-        #expect(busy?.isBusy == true && busy?.isConstraintViolation == false)
+        #expect(busy?.isAborted == true && busy?.isConstraintViolation == false)
         #expect(try second.rows("SELECT value FROM counter") == [[.integer(0)]])
         #expect(!first.isInTransaction)
     }

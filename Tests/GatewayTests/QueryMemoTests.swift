@@ -30,19 +30,19 @@ import Testing
 
     @Test func aRepeatReusesTheSQLAndTheStatementAndReadsCurrentData() throws {
         let database = try gateway.openDatabase()
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let memo = QueryMemo()
         let (people, _) = try query("Person?$filter=startswith(lastName,'S') eq true&$orderby=firstName&$top=5&$inlinecount=allpages")
         let first = try lastNames(reader, people, memo: memo)
         let built = try #require(memo.page?.built)
-        let statement = try #require(built.statement)
+        let statement = try database.statement(built.key)
         let count = try reader.count(people, applyTopSkip: false, memo: memo)
         #expect(first == (try lastNames(reader, people, memo: QueryMemo())), "the memo changes nothing read")
 
         try database.execute("INSERT INTO Person (firstName, lastName, createDate) VALUES ('Aaron', 'Sanders', 0)")
         let second = try lastNames(reader, people, memo: memo)
         #expect(memo.page?.built === built, "built once")
-        #expect(memo.page?.built.statement === statement, "prepared once")
+        #expect(try database.statement(built.key) === statement, "prepared once, kept by the connection")
         #expect(second.first == "Sanders", "ordered by first name, Aaron comes first: \(second)")
         #expect(try reader.count(people, applyTopSkip: false, memo: memo) == count + 1)
     }
@@ -50,11 +50,11 @@ import Testing
     /// Joined expansions are the processor's choice per request (JSON joins, Atom does not),
     /// so one target can ask for two shapes of SQL: each gets its own.
     @Test func aQueryOfAnotherShapeGetsItsOwnSQL() throws {
-        let reader = EntityReader(database: try gateway.openDatabase())
+        let reader = EntityReader(connection: try gateway.openDatabase())
         let memo = QueryMemo()
         var (services, expand) = try query("PersonCarMaintenance?$top=3&$expand=Maintenance", pageSize: nil)
         let plain = try reader.page(services, memo: memo).records.map(\.values)
-        let plainSQL = try #require(memo.page?.built.sql)
+        let plainSQL = try #require(memo.page?.built.key.sql)
         services.joinedExpand = expand
         var joinedEntities = 0
         _ = try reader.forEachRow(services, memo: memo) { row in
@@ -64,23 +64,25 @@ import Testing
             }
         }
         #expect(joinedEntities == 3)
-        #expect(memo.page?.built.sql != plainSQL)
+        #expect(memo.page?.built.key.sql != plainSQL)
         services.joinedExpand = []
         #expect(try reader.page(services, memo: memo).records.map(\.values) == plain)
     }
 
-    /// A statement the connection's cache let go stays the memo's, and keeps answering.
-    @Test func aStatementTheConnectionDroppedStillServesTheMemo() throws {
+    /// The plan holds SQL text, not statements: after the connection's bounded cache let its
+    /// statement go, the plan's statement is prepared again and answers the same.
+    @Test func aPlanOutlivesTheConnectionsStatementCache() throws {
         let database = try gateway.openDatabase()
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let memo = QueryMemo()
         let (people, _) = try query("Person?$orderby=lastName&$top=3")
         let first = try lastNames(reader, people, memo: memo)
-        let statement = try #require(memo.page?.built.statement)
+        let built = try #require(memo.page?.built)
+        let statement = try database.statement(built.key)
         for n in 0..<300 { _ = try database.cachedStatement("SELECT \(n)").rows() }
-        #expect(try database.cachedStatement(statement.sql) !== statement, "the connection's statement cache started over")
+        #expect(try database.statement(built.key) !== statement, "the connection's statement cache started over")
         #expect(try lastNames(reader, people, memo: memo) == first)
-        #expect(memo.page?.built.statement === statement)
+        #expect(memo.page?.built === built, "the plan is kept")
     }
 
     /// The keys of the entities `target` addresses, read with `memo`, and their count.
@@ -96,7 +98,7 @@ import Testing
     /// Targets that differ only in their keys share a memo (`ParseCache` gives them one): the
     /// SQL built for the first binds the keys of each, in the path's last segment or deeper.
     @Test func targetsOfOneShapeBindTheirOwnKeys() throws {
-        let reader = EntityReader(database: try gateway.openDatabase())
+        let reader = EntityReader(connection: try gateway.openDatabase())
         for (first, second) in [("Person(1)/PersonCar", "Person(2)/PersonCar"),
                                 ("PersonCar(1)/Car/PersonCar", "PersonCar(4)/Car/PersonCar")] {
             let memo = QueryMemo()
@@ -161,7 +163,7 @@ import Testing
     /// data as it is now, and another connection gets a statement of its own.
     @Test func streamedExpansionsKeepTheirPlan() throws {
         let database = try gateway.openDatabase()
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let memo = QueryMemo()
         let first = try streamedCars(reader, person: 1, memo: memo)
         #expect(first == (try streamedCars(reader, person: 1, memo: nil)), "the memo changes nothing read")
@@ -176,7 +178,7 @@ import Testing
         #expect(memo.expansionSteps.count == 1 && memo.expansionSteps.first === plan, "planned once")
         #expect(try plan.statement(reader, single: true) === statement, "prepared once")
 
-        let other = EntityReader(database: try gateway.openDatabase())
+        let other = EntityReader(connection: try gateway.openDatabase())
         #expect(try streamedCars(other, person: 1, memo: memo) == second)
         #expect(try plan.statement(other, single: true) !== statement, "a statement is never used on another connection")
     }
@@ -185,7 +187,7 @@ import Testing
     /// one per level, kept for the repeat, which reads the data as it is now.
     @Test func keyListLevelsAreStepsOfThePlan() throws {
         let database = try gateway.openDatabase()
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let info = try UriParser(model: gateway.model).parse(path: "Person", query: "$top=3&$expand=PersonCar/PersonCarMaintenance,PersonCar/Car")
         guard case .entityCollection(let path) = info.resource else { throw URIError.badRequest("not a collection") }
         let memo = QueryMemo()

@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func expandRunsOneStatementPerLevelWhateverTheRowCount() throws {
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         for top in [1, 10, 60] {
             let (path, options) = try path("Person?$top=\(top)&$expand=PersonCar/Car,PersonCar/PersonCarMaintenance/Maintenance")
             let sql = try statements {
@@ -52,7 +52,7 @@ import Testing
 
     /// Single-valued expansions below a level come in that level's statement, by LEFT JOIN.
     @Test func singleValuedExpansionsBelowALevelAreJoinedIntoIt() throws {
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         for target in ["Person(1)?$expand=PersonCar,PersonCar/Car", "Person?$top=5&$expand=PersonCar/Car"] {
             let (path, options) = try path(target)
             var records: [EntityRecord] = []
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func oneSourceEntityExpandsByEqualityManyByAKeyList() throws {
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         for (target, keyLists) in [("Person(1)?$expand=PersonCar", 0), ("Person?$filter=personID%20le%202&$expand=PersonCar", 1)] {
             let (path, options) = try path(target)
             let sql = try statements {
@@ -93,7 +93,7 @@ import Testing
     /// Single-valued expansions are joined into the page's one statement, and the joins seek
     /// by key rather than scan.
     @Test func joinedExpansionsAreOneStatementThatSeeks() throws {
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let (path, options) = try path("PersonCarMaintenance?$filter=PersonCar/Car/make%20eq%20'Ford'&$top=50&$expand=Maintenance,PersonCar/Person")
         var query = EntityQuery(path: path, options: options, pageSize: nil)
         query.joinedExpand = options.expand
@@ -112,7 +112,7 @@ import Testing
         let columns = try database.rows("SELECT name FROM pragma_index_info('ix_Person_lastName_firstName') ORDER BY seqno")
         #expect(columns == [[.text("lastName")], [.text("firstName")]])
 
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let (path, options) = try path("Person?$filter=lastName%20eq%20'Samson'&$orderby=firstName&$top=20&$inlinecount=allpages")
         let query = EntityQuery(path: path, options: options, pageSize: 50)
         var names: [String] = []
@@ -154,9 +154,9 @@ import Testing
                                                   with: "store:Indexed=\"GivenName\"/><Property Name=\"GivenName\" Type=\"Edm.String\"/>")
         let model = try ModelLoader.load(CSDLReader.read(data: Data(withName.utf8)))
         let citizen = try #require(model.entitySet(named: "Citizens")).entityType
-        #expect(SchemaBuilder(model: model).statements.contains {
+        #expect(SchemaBuilder(model: model, dialect: SQLiteDialect()).statements.contains {
             $0.contains("\"ix_Citizen_Surname_GivenName\" ON \"Citizen\" (\"Surname\", \"GivenName\")")
-        }, "\(SchemaBuilder(model: model).statements)")
+        }, "\(SchemaBuilder(model: model, dialect: SQLiteDialect()).statements)")
         #expect(citizen.property(named: "Surname")?.indexedWith == ["GivenName"])
     }
 
@@ -178,7 +178,7 @@ import Testing
         "Car(2)/PersonCar?$filter=Person/lastName%20eq%20'Samson'",
     ])
     func keysNavigationAndForeignKeysNeverScan(target: String) throws {
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let (path, options) = try path(target)
         let sql = try statements {
             let page = try reader.page(EntityQuery(path: path, options: options, pageSize: nil))

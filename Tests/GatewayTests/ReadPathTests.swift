@@ -111,13 +111,13 @@ import Testing
     @Test func streamedExpansionsShareTheEntitysSnapshot() throws {
         let database = try gateway.openDatabase()
         let writer = try gateway.openDatabase()
-        let reader = EntityReader(database: database)
+        let reader = EntityReader(connection: database)
         let info = try UriParser(model: gateway.model).parse(path: "Person(1)", query: "$expand=PersonCar")
         guard case .entity(let path) = info.resource else { throw URIError.badRequest("not an entity") }
         let personCar = try #require(gateway.model.entitySet(named: "Person")?.entityType.navigationProperty(named: "PersonCar"))
         func personCarKeys(committingOneFirst: Bool) throws -> [Int64] {
             var keys: [Int64] = []
-            try database.readScope.run { try reader.withSingle(path, streaming: info.options.expand) { person in
+            try database.readScope { try reader.withSingle(path, streaming: info.options.expand) { person in
                 if committingOneFirst {
                     try writer.execute("INSERT INTO PersonCar (personID, carID, createStamp) VALUES (1, 3, 0)")
                 }

@@ -16,7 +16,7 @@ import Testing
         defer { cleanup() }
         let reader = try connection(path)
         let otherWriter = try connection(path)
-        let (first, second) = try reader.readScope.run {
+        let (first, second) = try reader.readScope {
             let first = try count(reader)
             try insertPage(otherWriter)
             return (first, try count(reader))
@@ -34,7 +34,7 @@ import Testing
         let gate = WriteGate(path: path)
         defer { gate.close() }
         let reader = try connection(path)
-        try reader.readScope.run {
+        try reader.readScope {
             #expect(try count(reader) == 0)
             let started = Date()
             for _ in 0..<3 { try insertPage(through: gate) }
@@ -51,11 +51,11 @@ import Testing
         defer { cleanup() }
         let reader = try connection(path)
         let writer = try connection(path)
-        _ = try reader.readScope.run { try count(reader) }
+        _ = try reader.readScope { try count(reader) }
         #expect(reader.isInAutocommit)
         struct Refused: Error {}
         #expect(throws: Refused.self) {
-            try reader.readScope.run {
+            try reader.readScope {
                 _ = try count(reader)
                 throw Refused()
             }
@@ -74,7 +74,7 @@ import Testing
         let database = try connection(path)
         try database.transaction {
             try database.execute("INSERT INTO item (data) VALUES (x'07')")
-            #expect(try database.readScope.run { try count(database) } == 1, "the transaction's own write is seen")
+            #expect(try database.readScope { try count(database) } == 1, "the transaction's own write is seen")
             #expect(!database.isInAutocommit, "the scope did not end the enclosing transaction")
         }
         #expect(try count(database) == 1)

@@ -31,7 +31,7 @@ import Testing
         do {
             let database = try Database(path: path)
             try database.configureForService()
-            try SchemaBuilder(model: model).createSchema(in: database)
+            try SchemaBuilder(model: model, dialect: SQLiteDialect()).createSchema(in: database)
             try SeedLoader(model: model).load(from: TestGateway.carDealerSeed, into: database)
         }
 

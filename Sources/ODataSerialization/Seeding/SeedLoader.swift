@@ -18,14 +18,14 @@ public struct SeedLoader {
 
     /// - Returns: the number of rows inserted per entity set.
     @discardableResult
-    public func load(from folder: URL, into database: Database) throws -> [String: Int] {
+    public func load(from folder: URL, into connection: any SQLConnection) throws -> [String: Int] {
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
         for file in files where model.entitySet(named: String(file.dropLast(5))) == nil {
             throw SeedError(message: "seed file \(file) names no entity set of the model")
         }
         var counts: [String: Int] = [:]
-        let inserter = RowInserter(database: database)
-        try database.transaction {
+        let inserter = RowInserter(connection: connection)
+        try connection.transaction {
             for type in model.typesInDependencyOrder {
                 guard let set = type.entitySet else { continue }
                 let url = folder.appendingPathComponent(set.name + ".json")
@@ -44,7 +44,7 @@ public struct SeedLoader {
                         throw SeedError(message: "\(set.name).json, row \(index + 1): \(error.message)")
                     } catch let error as PayloadError {
                         throw SeedError(message: "\(set.name).json, row \(index + 1): \(error.message)")
-                    } catch let error as SQLiteError {
+                    } catch let error as any StoreFailure {
                         throw SeedError(message: "\(set.name).json, row \(index + 1): \(error.message)")
                     }
                 }

@@ -1,14 +1,23 @@
 import EDM
 import ODataURI
 
-/// Reads entities with SQL: one statement for the addressed entities, one for their count,
-/// and one per `$expand` level, whatever the number of rows.
+/// Reads entities with SQL on any engine's connection: one statement for the addressed
+/// entities, one for their count, and one per `$expand` level, whatever the number of rows.
+/// One per connection, hence per thread: the SQL text it derives from the model is kept here.
 public final class EntityReader {
-    public let database: Database
+    public let connection: any SQLConnection
     /// The SQL every statement is written in.
-    var dialect: any SQLDialect { database.dialect }
+    let dialect: any SQLDialect
+    /// SQL text derived from one model object (a type's column list and lookup by key, a
+    /// navigation's expansion statements), built once per reader.
+    private var selectLists: [ObjectIdentifier: String] = [:]
+    private var keyLookups: [ObjectIdentifier: StatementKey] = [:]
+    private var expansionKeys: [ExpansionKeyID: StatementKey] = [:]
 
-    public init(database: Database) { self.database = database }
+    public init(connection: any SQLConnection) {
+        self.connection = connection
+        self.dialect = connection.dialect
+    }
 
     // MARK: - Entities of a path
 
@@ -24,7 +33,7 @@ public final class EntityReader {
     /// returns the skip token of the next page when the server page size cut the result.
     public func forEachRow(_ query: EntityQuery, memo: QueryMemo? = nil, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
         let plan = pagePlan(query, memo: memo)
-        let statement = try plan.built.boundStatement(in: database, for: query.path)
+        let statement = try plan.built.boundStatement(on: connection, for: query.path)
         defer { statement.reset() }
         let (pageLimit, joined, rowWidth) = (plan.pageLimit, plan.joined, plan.rowWidth)
         let type = query.path.targetType
@@ -41,7 +50,7 @@ public final class EntityReader {
         let row = EntityRow(type: type, columns: buffer.storage, joined: joined)
         while try statement.step() {
             if let pageLimit, delivered == pageLimit { return lastPosition }
-            _ = buffer.read(statement)
+            statement.read(into: &buffer)
             try body(row)
             delivered += 1
             if delivered == pageLimit {
@@ -167,29 +176,33 @@ public final class EntityReader {
     }
 
     /// Lends the row a key lookup finds to `body`; false when it finds none.
-    private func readSingleRow(_ statement: Statement, of type: EntityType, streamed: ExpansionStream?,
+    private func readSingleRow(_ statement: any SQLStatement, of type: EntityType, streamed: ExpansionStream?,
                                _ body: (EntityRow) throws -> Void) throws -> Bool {
         defer { statement.reset() }
         guard try statement.step() else { return false }
         var buffer = RowBuffer(width: type.columnCount)
-        try body(EntityRow(type: type, columns: buffer.read(statement), streamed: streamed))
+        statement.read(into: &buffer)
+        try body(EntityRow(type: type, columns: buffer.storage, streamed: streamed))
         return true
     }
 
-    /// `Set(key)`, the most frequent request of all: one primary-key lookup whose statement is
-    /// prepared once per connection, and kept in the target's memo too: found there, it costs
-    /// no hashing of its cache key (about 400 instructions of a `Person(n)`, callgrind). The
-    /// caller binds the key.
-    private func keyStatement(_ type: EntityType, memo: QueryMemo?) throws -> Statement {
-        if let kept = memo?.keyLookup, kept.type == ObjectIdentifier(type), kept.statement.belongs(to: database) {
-            return kept.statement
+    /// `Set(key)`, the most frequent request of all: one primary-key lookup whose SQL is built
+    /// once per reader and kept in the target's memo too, found there without a lookup by
+    /// type. The caller binds the key.
+    private func keyStatement(_ type: EntityType, memo: QueryMemo?) throws -> any SQLStatement {
+        if let kept = memo?.keyLookup, kept.type == ObjectIdentifier(type) {
+            return try connection.statement(kept.key)
         }
-        let statement = try database.cachedStatement(for: type, .selectByKey) {
-            "SELECT " + selectList(type, alias: "t0") + " FROM " + dialect.quote(type.tableName) + " AS t0 WHERE "
-                + dialect.equality(columns: type.keyProperties.map(\.columnName), alias: "t0")
+        let key: StatementKey
+        if let built = keyLookups[ObjectIdentifier(type)] {
+            key = built
+        } else {
+            key = StatementKey("SELECT " + selectList(type, alias: "t0") + " FROM " + dialect.quote(type.tableName) + " AS t0 WHERE "
+                + dialect.equality(columns: type.keyProperties.map(\.columnName), alias: "t0"))
+            keyLookups[ObjectIdentifier(type)] = key
         }
-        memo?.keyLookup = KeyLookup(type: ObjectIdentifier(type), statement: statement)
-        return statement
+        memo?.keyLookup = KeyLookup(type: ObjectIdentifier(type), key: key)
+        return try connection.statement(key)
     }
 
     /// The number of entities the query addresses, ignoring paging (for `$count` and `$inlinecount`).
@@ -203,7 +216,7 @@ public final class EntityReader {
             built = buildCount(query, applyTopSkip: applyTopSkip, shape: shape)
             if applyTopSkip { memo?.countWithTopSkip = built } else { memo?.count = built }
         }
-        let statement = try built.boundStatement(in: database, for: query.path)
+        let statement = try built.boundStatement(on: connection, for: query.path)
         defer { statement.reset() }
         guard try statement.step(), case .integer(let n) = statement.value(at: 0) else { return 0 }
         return Int(n)
@@ -298,10 +311,13 @@ public final class EntityReader {
         }
     }
 
-    /// `SQLDialect.columns(of:alias:)` for the root alias, built once per connection.
+    /// `SQLDialect.columns(of:alias:)` for the root alias, built once per reader.
     private func selectList(_ type: EntityType, alias: String) -> String {
         precondition(alias == "t0", "the cached select list is for the root alias")
-        return database.cachedFragment(for: type, .selectList) { dialect.columns(of: type, alias: alias) }
+        if let list = selectLists[ObjectIdentifier(type)] { return list }
+        let list = dialect.columns(of: type, alias: alias)
+        selectLists[ObjectIdentifier(type)] = list
+        return list
     }
 
     // MARK: - $expand
@@ -376,10 +392,11 @@ public final class EntityReader {
             while try statement.step() {
                 let child: EntityRecord
                 var weight = 1
+                statement.read(into: &buffer)
                 if joined == nil {
-                    child = EntityRecord(type: target, row: statement)
+                    child = EntityRow(type: target, columns: buffer.storage).record
                 } else {
-                    let row = EntityRow(type: target, columns: buffer.read(statement), joined: joined)
+                    let row = EntityRow(type: target, columns: buffer.storage, joined: joined)
                     child = row.recordWithJoinedExpansions
                     weight = row.entityCount
                 }
@@ -413,13 +430,15 @@ public final class EntityReader {
         return (children, childrenWritten)
     }
 
-    /// The statement reading the targets of a step's link for one source entity (`single`: by
+    /// The SQL reading the targets of a step's link for one source entity (`single`: by
     /// equality) or for a key list, with the step's single-valued expansions joined to each
-    /// row; built once per connection.
-    func expansionStatement(_ step: ExpansionStep, single: Bool) throws -> Statement {
+    /// row; built once per reader.
+    func expansionKey(_ step: ExpansionStep, single: Bool) -> StatementKey {
         let (link, joined) = (step.link, step.joined)
         let target = step.navigation.target
-        return try database.cachedStatement(for: step.navigation, .expand(single: single, joining: joined?.signature ?? "")) {
+        let id = ExpansionKeyID(navigation: ObjectIdentifier(step.navigation), single: single, joining: joined?.signature ?? "")
+        if let key = expansionKeys[id] { return key }
+        let key = StatementKey({
             var context = SQLBuildContext(dialect: dialect)
             let alias = context.rootAlias
             var select = selectList(target, alias: alias)
@@ -429,6 +448,17 @@ public final class EntityReader {
                 + " WHERE " + (single ? dialect.equality(columns: link.targetColumns, alias: alias)
                                       : dialect.keyMembership(columns: link.targetColumns, alias: alias, placeholder: dialect.placeholder(0)))
                 + " ORDER BY " + target.keyProperties.map { dialect.orderTerm(dialect.column(alias, $0.columnName), descending: false) }.joined(separator: ", ")
-        }
+        }())
+        expansionKeys[id] = key
+        return key
     }
+}
+
+/// What the SQL of an expansion statement is derived from: the navigation followed, by one
+/// source key or a list of them, and the single-valued expansions joined to it (their
+/// `JoinedExpansions.signature`; empty when none).
+private struct ExpansionKeyID: Hashable {
+    let navigation: ObjectIdentifier
+    let single: Bool
+    let joining: String
 }

@@ -17,16 +17,6 @@ public final class EntityRecord: EntityColumns {
         self.values = values
     }
 
-    /// The entity in the current row of `statement`, whose first columns are the type's stored
-    /// columns in order.
-    convenience init(type: EntityType, row statement: Statement) {
-        let columnCount = type.columnCount
-        var values: [SQLValue] = []
-        values.reserveCapacity(columnCount)
-        for column in 0..<columnCount { values.append(statement.value(at: column)) }
-        self.init(type: type, values: values)
-    }
-
     public func expansion(of navigation: NavigationProperty) -> Expansion? {
         expansions?[navigation.index]
     }

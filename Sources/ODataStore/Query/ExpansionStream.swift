@@ -61,7 +61,7 @@ public final class ExpansionStream: StreamedExpansions {
         let row = EntityRow(type: target, columns: buffer.storage, joined: plan.joined)
         var count = 0
         while try statement.step() {
-            _ = buffer.read(statement)
+            statement.read(into: &buffer)
             count += 1
             // Checked before the entity is written: what is past a limit is never written.
             try budget.checkCollection(count, along: plan.navigation)

@@ -1,10 +1,11 @@
 import EDM
 import ODataURI
 
-/// The SQL built for one request target's queries, kept with the target's parse (the gateway
-/// keeps it in its `ParseCache`), so that a repeated request binds a prepared statement instead
-/// of building SQL text and hashing it to find the statement (a filtered, ordered page with its
-/// inline count: 234,000 instructions per request before, 190,000 after). A query's SQL and
+/// The read plan of one request target: the SQL built for its queries, kept with the target's
+/// parse (the gateway keeps it in its `ParseCache`), so that a repeated request finds its
+/// prepared statement by a kept `StatementKey` instead of building SQL text and hashing it.
+/// It holds engine-neutral text and parameter layouts only: each connection keeps its own
+/// prepared statements (`SQLConnection.statement(_:)`). A query's SQL and
 /// parameters are a pure function of the query; the query is one of the target, the model and
 /// the service configuration, except for what the processor chooses per request (joined
 /// expansions), which `QueryShape` checks. Targets that differ only in their keys share one
@@ -37,8 +38,8 @@ public final class QueryMemo {
 }
 
 /// One `$expand` level of a read plan: the navigation it follows, its link, the single-valued
-/// expansions joined to each of its rows and where they sit, and its statements (by one
-/// source key, or by a list of them). Kept in the target's `QueryMemo`, so that a repeated
+/// expansions joined to each of its rows and where they sit, and its SQL (by one source key,
+/// or by a list of them). Kept in the target's `QueryMemo`, so that a repeated
 /// request neither lays out the joins nor names them to find its statement again.
 final class ExpansionStep {
     let navigation: NavigationProperty
@@ -47,10 +48,9 @@ final class ExpansionStep {
     let joined: JoinedExpansions?
     /// The number of columns up to the last joined entity.
     let rowWidth: Int
-    /// Prepared on the connection of the thread that first read them, which the memo's thread
-    /// keeps using; checked all the same, as `BuiltSQL` does.
-    private var byKey: Statement?
-    private var byKeyList: Statement?
+    /// Built on first use.
+    private var byKey: StatementKey?
+    private var byKeyList: StatementKey?
 
     init(navigation: NavigationProperty, joining: [ExpandNode]) {
         self.navigation = navigation
@@ -61,22 +61,18 @@ final class ExpansionStep {
         self.rowWidth = rowWidth
     }
 
-    /// The statement for one source entity (`single`) or for a key list, prepared on first use.
-    func statement(_ reader: EntityReader, single: Bool) throws -> Statement {
-        if let kept = single ? byKey : byKeyList, kept.belongs(to: reader.database) { return kept }
-        let statement = try reader.expansionStatement(self, single: single)
-        if single { byKey = statement } else { byKeyList = statement }
-        return statement
+    /// The statement for one source entity (`single`) or for a key list, on the reader's connection.
+    func statement(_ reader: EntityReader, single: Bool) throws -> any SQLStatement {
+        if let kept = single ? byKey : byKeyList { return try reader.connection.statement(kept) }
+        let key = reader.expansionKey(self, single: single)
+        if single { byKey = key } else { byKeyList = key }
+        return try reader.connection.statement(key)
     }
 }
 
-/// SQL text with its parameters, and the statement last prepared for it on this thread's
-/// connection. Held strongly, not weakly: a weak reference gives the statement a side table,
-/// and every retain and release of it then takes the runtime's slow path (perf showed it on
-/// every request). A statement kept after its connection's cache let it go
-/// stays valid; the connection closes once its last statement is finalized (sqlite3_close_v2).
+/// SQL text with its parameters: the statement a connection prepares for it is found by `key`.
 final class BuiltSQL {
-    let sql: String
+    let key: StatementKey
     /// The parameters of the request it was built for.
     let parameters: [SQLValue]
     /// Which of them are keys of the resource path: a later request with the same target
@@ -84,24 +80,17 @@ final class BuiltSQL {
     let pathKeys: [PathKeyParameter]
     /// The query inputs this SQL was built from, beyond the request target.
     let shape: QueryShape
-    var statement: Statement?
 
     init(sql: String, parameters: [SQLValue], pathKeys: [PathKeyParameter], shape: QueryShape) {
-        self.sql = sql
+        self.key = StatementKey(sql)
         self.parameters = parameters
         self.pathKeys = pathKeys
         self.shape = shape
     }
 
     /// The prepared statement, bound to the parameters with the keys of `path`.
-    func boundStatement(in database: Database, for path: ResourcePath) throws(SQLiteError) -> Statement {
-        let prepared: Statement
-        if let statement, statement.belongs(to: database) {
-            prepared = statement
-        } else {
-            prepared = try database.cachedStatement(sql)
-            statement = prepared
-        }
+    func boundStatement(on connection: any SQLConnection, for path: ResourcePath) throws -> any SQLStatement {
+        let prepared = try connection.statement(key)
         if pathKeys.isEmpty {
             try prepared.bind(parameters)
         } else {
@@ -116,11 +105,11 @@ final class BuiltSQL {
     }
 }
 
-/// A prepared lookup by key, and the entity type it reads (a memo serves the targets of one
+/// The SQL of a lookup by key, and the entity type it reads (a memo serves the targets of one
 /// shape, hence of one entity set; the type is checked all the same).
 struct KeyLookup {
     let type: ObjectIdentifier
-    let statement: Statement
+    let key: StatementKey
 }
 
 /// A page's statement and how to read its rows.

@@ -6,20 +6,21 @@ private let processWideConfiguration: Void = {
     _ = csqlite_disable_memory_statistics()
 }()
 
-/// One SQLite connection. Not thread-safe: the gateway keeps one per worker thread.
-public final class Database {
+/// One SQLite connection (`SQLConnection`). Not thread-safe: the gateway keeps one per worker thread.
+public final class Database: SQLConnection {
     let handle: OpaquePointer
     public let path: String
-    private var statementCache: [String: Statement] = [:]
+    /// The connection's prepared statements, by their SQL text (`StatementKey`).
+    private var statementCache: [StatementKey: Statement] = [:]
     /// Bounded so that a stream of distinct statements cannot grow memory without end.
     private let statementCacheLimit = 256
     /// Called with the SQL of every statement execution: for logs and for tests that count
     /// statements or check query plans. Nil by default.
     public var trace: ((String) -> Void)?
     /// The SQL this connection speaks.
-    public var dialect: any SQLDialect { SQLiteDialect() }
+    public let dialect: any SQLDialect = SQLiteDialect()
     /// The only owner of this connection's read transactions (see `ReadScope`).
-    public private(set) lazy var readScope = ReadScope(database: self)
+    private lazy var readTransactions = ReadScope(database: self)
 
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         _ = processWideConfiguration
@@ -45,9 +46,8 @@ public final class Database {
     }
 
     deinit {
-        readScope.close()
+        readTransactions.close()
         statementCache.removeAll()
-        objectStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -75,8 +75,10 @@ public final class Database {
                 if case .text(let text)? = row.first { return text }
                 return nil
             }
-        } catch {
+        } catch let error as SQLiteError {
             throw DatabaseIntegrityError(path: path, problems: [error.message])
+        } catch {
+            throw DatabaseIntegrityError(path: path, problems: ["\(error)"])
         }
         guard problems == ["ok"] else { throw DatabaseIntegrityError(path: path, problems: problems) }
     }
@@ -86,7 +88,7 @@ public final class Database {
 
     /// The database's size in bytes as this connection's next read sees it: its pages, those
     /// still in the WAL included.
-    public func databaseSize() throws(SQLiteError) -> Int64 {
+    public func databaseSize() throws -> Int64 {
         let size = try rows("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")
         guard case .integer(let bytes)? = size.first?.first else { return 0 }
         return bytes
@@ -107,7 +109,7 @@ public final class Database {
     /// blog's `$expand` at 1,000 people took about 2,100 more instructions mapped (callgrind;
     /// SQLite's WAL lookup for each mapped page, `sqlite3WalFindFrame`, was 600 of them).
     /// Decided now: a file that outgrows the cache later is mapped by connections opened after that.
-    public func mapFileIfLargerThanCache(upTo bytes: Int) throws(SQLiteError) {
+    public func mapFileIfLargerThanCache(upTo bytes: Int) throws {
         guard try databaseSize() > Int64(Self.pageCacheKiB) * 1024 else { return }
         try mapFile(upTo: bytes)
     }
@@ -129,52 +131,18 @@ public final class Database {
 
     /// A statement prepared once per connection and reused: the same SQL text gives the same statement.
     public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
-        if let statement = statementCache[sql] { return statement }
-        let statement = try Statement(database: self, sql: sql)
+        try cachedStatement(StatementKey(sql))
+    }
+
+    public func statement(_ key: StatementKey) throws -> any SQLStatement {
+        try cachedStatement(key)
+    }
+
+    private func cachedStatement(_ key: StatementKey) throws(SQLiteError) -> Statement {
+        if let statement = statementCache[key] { return statement }
+        let statement = try Statement(database: self, sql: key.sql)
         if statementCache.count >= statementCacheLimit { statementCache.removeAll(keepingCapacity: true) }
-        statementCache[sql] = statement
-        return statement
-    }
-
-    /// SQL text derived from a model object (a type's column list, its lookup by key), built
-    /// once per connection. Connections are per thread, so this needs no lock.
-    private var fragmentCache: [FragmentKey: String] = [:]
-
-    /// What is cached for one model object: SQL text (`cachedFragment`) or a whole statement
-    /// (`cachedStatement(for:_:_:)`).
-    public enum FragmentKind: Hashable, Sendable {
-        /// A type's column list.
-        case selectList
-        /// A type's lookup by key.
-        case selectByKey
-        /// The targets of a navigation property for one source entity (`single`) or for a list
-        /// of them, with the single-valued expansions below them that their statement joins
-        /// (`JoinedExpansions.signature`; empty when none).
-        case expand(single: Bool, joining: String)
-    }
-
-    private struct FragmentKey: Hashable {
-        let object: ObjectIdentifier
-        let kind: FragmentKind
-    }
-
-    public func cachedFragment(for object: AnyObject, _ kind: FragmentKind, _ make: () -> String) -> String {
-        let key = FragmentKey(object: ObjectIdentifier(object), kind: kind)
-        if let fragment = fragmentCache[key] { return fragment }
-        let fragment = make()
-        fragmentCache[key] = fragment
-        return fragment
-    }
-
-    private var objectStatements: [FragmentKey: Statement] = [:]
-
-    /// A statement whose SQL derives from one model object alone (a type's lookup by key),
-    /// found by the object's identity: hashing the SQL text cost more than the lookup itself.
-    public func cachedStatement(for object: AnyObject, _ kind: FragmentKind, _ make: () -> String) throws(SQLiteError) -> Statement {
-        let key = FragmentKey(object: ObjectIdentifier(object), kind: kind)
-        if let statement = objectStatements[key] { return statement }
-        let statement = try cachedStatement(make())
-        objectStatements[key] = statement
+        statementCache[key] = statement
         return statement
     }
 
@@ -186,11 +154,11 @@ public final class Database {
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs `body` inside one transaction: it commits whole or rolls back whole.
-    /// `immediate` takes the write lock at the start, so that two writers never deadlock on an
-    /// upgrade. (The service's writes go through its `WriteGate` instead.) BEGIN, COMMIT and
+    /// BEGIN IMMEDIATE takes the write lock at the start, so that two writers never deadlock on
+    /// an upgrade. (The service's writes go through its `WriteGate` instead.) BEGIN, COMMIT and
     /// ROLLBACK are cached statements: parsing them anew each time cost time in the write lock.
-    public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
-        try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try cachedStatement("BEGIN IMMEDIATE").run()
         do {
             let result = try body()
             try cachedStatement("COMMIT").run()
@@ -204,8 +172,16 @@ public final class Database {
     /// Whether no transaction is open: SQLite rolls one back by itself after some errors.
     public var isInAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
-    /// Every row of a query, uncached (for one-off statements such as seeding and checks).
-    public func rows(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
+    public func readScope<T>(_ body: () throws -> T) throws -> T {
+        try readTransactions.run(body)
+    }
+
+    public func tableExists(_ name: String) throws -> Bool {
+        try rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).first?.first != .integer(0)
+    }
+
+    /// Every row of a query, uncached (for one-off statements such as checks).
+    public func rows(_ sql: String, _ values: [SQLValue] = []) throws -> [[SQLValue]] {
         try makeStatement(sql).rows(values)
     }
 }

@@ -148,6 +148,11 @@ public struct SQLiteDialect: SQLDialect {
         return "CAST(strftime('" + format + "', " + sql + " / 1000.0, 'unixepoch') AS INTEGER)"
     }
 
+    /// An alias of the rowid; AUTOINCREMENT so that a deleted rowid is never reused.
+    public func identityKeyColumn(_ type: PrimitiveType) -> String {
+        "INTEGER PRIMARY KEY AUTOINCREMENT"
+    }
+
     public func columnType(_ type: PrimitiveType) -> String {
         switch type {
         case .boolean, .byte, .sByte, .int16, .int32, .int64, .dateTime, .dateTimeOffset, .time: return "INTEGER"

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// An error reported by SQLite, with its result code and message.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+public struct SQLiteError: StoreFailure {
     public let code: Int32
     public let message: String
     /// The statement that failed, for logs only: it never reaches a client.
@@ -16,7 +16,14 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The primary result code (extended codes carry it in the low byte).
     public var primaryCode: Int32 { code & 0xFF }
 
-    public var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
+    public var violatedConstraint: ViolatedConstraint? {
+        guard primaryCode == SQLITE_CONSTRAINT else { return nil }
+        switch code {
+        case 1555, 2067: return .uniqueKey  // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
+        case 787: return .foreignKey  // SQLITE_CONSTRAINT_FOREIGNKEY
+        default: return .other
+        }
+    }
     public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
     /// A transaction rolled back for a reason outside the statement, such as another write of
     /// the same `WriteGate` group failing: the same write may succeed when tried again.

@@ -1,8 +1,8 @@
 import CSQLite
 import EDM
 
-/// A prepared statement. Owned by one `Database`, used by one thread at a time.
-public final class Statement {
+/// A prepared statement (`SQLStatement`). Owned by one `Database`, used by one thread at a time.
+public final class Statement: SQLStatement {
     private let handle: OpaquePointer
     private unowned let database: Database
     public let sql: String
@@ -20,12 +20,6 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Whether this statement was prepared on `database`'s connection (asked of SQLite, not of
-    /// the unowned back-reference, so it is safe whatever became of the statement's connection).
-    func belongs(to database: Database) -> Bool {
-        sqlite3_db_handle(handle) == database.handle
-    }
-
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// Clears earlier bindings and binds `values` to the statement's `?` parameters in order.
@@ -38,17 +32,11 @@ public final class Statement {
 
     /// Clears earlier bindings and binds `values`, converted, to the `?` parameters in order:
     /// a key lookup's bindings without an array of converted values per request.
-    func bind(_ values: [EDMValue]) throws(SQLiteError) {
+    public func bind(_ values: [EDMValue]) throws(SQLiteError) {
         clearBindings()
         for index in values.indices {
             try bind(SQLValue(values[index]), at: Int32(index + 1))
         }
-    }
-
-    /// `bind(_:)` for a key of one value, without an array for it.
-    func bind(_ value: EDMValue) throws(SQLiteError) {
-        clearBindings()
-        try bind(SQLValue(value), at: 1)
     }
 
     private func clearBindings() {
@@ -119,25 +107,15 @@ public final class Statement {
         }
     }
 
-    /// Runs the statement and returns every row, each as its column values.
-    public func rows(_ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
-        try bind(values)
-        defer { reset() }
-        var rows: [[SQLValue]] = []
-        let count = columnCount
-        while try step() {
-            var row: [SQLValue] = []
-            row.reserveCapacity(count)
-            for column in 0..<count { row.append(value(at: column)) }
-            rows.append(row)
+    /// The first `buffer.width` columns of the current row, each read once and none copied:
+    /// text and blobs point into SQLite's row, valid until the statement steps again or the
+    /// next read. SQLite does not check text for UTF-8: text that is not valid is lent
+    /// repaired, exactly as `value(at:)` returns it.
+    public func read(into buffer: inout RowBuffer) {
+        buffer.beginRow()
+        for column in 0..<buffer.width {
+            let stored = storedColumn(at: column)
+            if case .text(let bytes) = stored { buffer.setText(column, bytes) } else { buffer.set(column, stored) }
         }
-        return rows
-    }
-
-    /// Runs a statement that returns no rows.
-    public func run(_ values: [SQLValue] = []) throws(SQLiteError) {
-        try bind(values)
-        defer { reset() }
-        while try step() {}
     }
 }

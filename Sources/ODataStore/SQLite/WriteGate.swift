@@ -216,7 +216,7 @@ public final class WriteGate: @unchecked Sendable {
             return (group, nil)
         } catch {
             try? database.cachedStatement("ROLLBACK").run()
-            return (group, error)
+            return (group, error as? SQLiteError ?? SQLiteError(code: SQLITE_ERROR, message: String(describing: error)))
         }
     }
 

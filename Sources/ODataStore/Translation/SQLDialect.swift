@@ -67,6 +67,10 @@ public protocol SQLDialect: Sendable {
     /// divide with truncation toward zero, and the result goes through `integerResult`. A
     /// division by zero is NULL. Default: the operator between the operands, as SQLite computes it.
     func arithmetic(_ op: ArithmeticOperator, _ left: String, _ right: String, integral: Bool) -> String
+    /// The type and constraint of a key column whose values the engine assigns (an identity
+    /// key), as DDL: a key once assigned is never assigned again, even after its entity is
+    /// deleted, so that a deleted entity's URI never comes back.
+    func identityKeyColumn(_ type: PrimitiveType) -> String
 }
 
 extension SQLDialect {

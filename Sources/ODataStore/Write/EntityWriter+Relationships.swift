@@ -39,7 +39,7 @@ extension EntityWriter {
 
     public func exists(_ type: EntityType, key: [SQLValue]) throws -> Bool {
         let sql = "SELECT 1 FROM " + dialect.quote(type.tableName) + " WHERE " + keyCondition(type)
-        return try !database.cachedStatement(sql).rows(key).isEmpty
+        return try !connection.statement(sql).rows(key).isEmpty
     }
 
     /// The key column values `record` gives the foreign key of `association` (the principal's key).
@@ -53,13 +53,13 @@ extension EntityWriter {
         let condition = dialect.equality(columns: association.foreignKey.columns, alias: nil)
         let sql = "SELECT " + type.columnNames.map(dialect.quote).joined(separator: ", ") + " FROM " + dialect.quote(type.tableName)
             + " WHERE " + condition
-        return try database.cachedStatement(sql).rows(principalKey).map { EntityRecord(type: type, values: $0) }
+        return try connection.statement(sql).rows(principalKey).map { EntityRecord(type: type, values: $0) }
     }
 
     private func dependentCount(_ association: Association, principalKey: [SQLValue]) throws -> Int {
         let condition = dialect.equality(columns: association.foreignKey.columns, alias: nil)
         let sql = "SELECT count(*) FROM " + dialect.quote(association.dependent.tableName) + " WHERE " + condition
-        if case .integer(let count)? = try database.cachedStatement(sql).rows(principalKey).first?.first { return Int(count) }
+        if case .integer(let count)? = try connection.statement(sql).rows(principalKey).first?.first { return Int(count) }
         return 0
     }
 

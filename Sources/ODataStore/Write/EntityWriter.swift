@@ -1,4 +1,3 @@
-import CSQLite
 import EDM
 import ODataURI
 
@@ -7,13 +6,13 @@ import ODataURI
 /// request that fails half-way leaves no trace.
 ///
 /// Before it writes, it checks what the schema declares about relationships, so that the
-/// client learns which relationship a write breaks rather than a bare SQLite constraint code.
+/// client learns which relationship a write breaks rather than a bare engine constraint code.
 public struct EntityWriter {
-    public let database: Database
+    public let connection: any SQLConnection
     public let model: EntityModel
 
-    public init(database: Database, model: EntityModel) {
-        self.database = database
+    public init(connection: any SQLConnection, model: EntityModel) {
+        self.connection = connection
         self.model = model
     }
 
@@ -23,7 +22,7 @@ public struct EntityWriter {
     public func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? {
         let sql = "SELECT " + type.columnNames.map(dialect.quote).joined(separator: ", ") + " FROM " + dialect.quote(type.tableName)
             + " WHERE " + keyCondition(type)
-        let statement = try database.cachedStatement(sql)
+        let statement = try connection.statement(sql)
         try statement.bind(key)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -33,23 +32,18 @@ public struct EntityWriter {
     // MARK: Insert, update, delete
 
     /// Inserts a row and returns it as stored. `columns` has one entry per stored column; nil
-    /// leaves the column to SQLite (an identity key). Relationships are checked first.
+    /// leaves the column to the engine (an identity key). Relationships are checked first.
     public func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord {
         try checkReferences(of: type, columns: columns.map { $0 ?? .null }, changed: nil)
-        let rowID: Int64
+        let identity: SQLValue?
         do {
-            rowID = try RowInserter(database: database).insert(type, columns: columns)
-        } catch let error as SQLiteError where error.isConstraintViolation {
+            identity = try RowInserter(connection: connection).insert(type, columns: columns)
+        } catch let error as any StoreFailure where error.isConstraintViolation {
             throw constraintError(error, type: type, key: type.keyProperties.map { columns[$0.columnIndex] ?? .null })
         }
-        let key: [SQLValue]
-        if type.keyProperties.count == 1, type.keyProperties[0].isStoreGenerated {
-            key = [.integer(rowID)]
-        } else {
-            key = type.keyProperties.map { columns[$0.columnIndex] ?? .null }
-        }
+        let key = identity.map { [$0] } ?? type.keyProperties.map { columns[$0.columnIndex] ?? .null }
         guard let stored = try row(type, key: key) else {
-            throw SQLiteError(code: SQLITE_INTERNAL, message: "the row inserted into \(type.tableName) cannot be read back")
+            throw StoreInconsistency(message: "the row inserted into \(type.tableName) cannot be read back")
         }
         return stored
     }
@@ -69,10 +63,10 @@ public struct EntityWriter {
             + assignments.enumerated().map { dialect.quote(names[$1]) + " = " + dialect.placeholder($0) }.joined(separator: ", ")
             + " WHERE " + keyCondition(type, firstParameter: assignments.count)
         let key = record.keyColumnValues
-        do throws(SQLiteError) {
-            try database.cachedStatement(sql).run(assignments.map { changes[$0]! } + key)
-        } catch {
-            throw error.isConstraintViolation ? constraintError(error, type: type, key: key) : error
+        do {
+            try connection.statement(sql).run(assignments.map { changes[$0]! } + key)
+        } catch let error as any StoreFailure where error.isConstraintViolation {
+            throw constraintError(error, type: type, key: key)
         }
         return try row(type, key: key) ?? record
     }
@@ -83,17 +77,17 @@ public struct EntityWriter {
         try checkDeletable(record, depth: 0)
         let type = record.type
         let sql = "DELETE FROM " + dialect.quote(type.tableName) + " WHERE " + keyCondition(type)
-        do throws(SQLiteError) {
-            try database.cachedStatement(sql).run(record.keyColumnValues)
-        } catch {
-            throw error.isConstraintViolation ? constraintError(error, type: type, key: record.keyColumnValues) : error
+        do {
+            try connection.statement(sql).run(record.keyColumnValues)
+        } catch let error as any StoreFailure where error.isConstraintViolation {
+            throw constraintError(error, type: type, key: record.keyColumnValues)
         }
     }
 
     // MARK: Helpers
 
     /// The SQL every statement is written in.
-    var dialect: any SQLDialect { database.dialect }
+    var dialect: any SQLDialect { connection.dialect }
 
     /// `"k1" = ? AND "k2" = ?` over the key columns, in key order, from parameter `firstParameter` on.
     func keyCondition(_ type: EntityType, firstParameter: Int = 0) -> String {
@@ -108,13 +102,13 @@ public struct EntityWriter {
 
     public static func describe(_ record: EntityRecord) -> String { describe(record.type, key: record.keyColumnValues) }
 
-    /// A constraint SQLite enforced although the checks above passed (another program wrote
-    /// the file, or a uniqueness rule the checks do not know). Still a clear 409.
-    private func constraintError(_ error: SQLiteError, type: EntityType, key: [SQLValue]) -> WriteError {
-        switch error.code {
-        case 1555, 2067:  // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
+    /// A constraint the engine enforced although the checks above passed (another program wrote
+    /// the database, or a uniqueness rule the checks do not know). Still a clear 409.
+    private func constraintError(_ error: any StoreFailure, type: EntityType, key: [SQLValue]) -> WriteError {
+        switch error.violatedConstraint {
+        case .uniqueKey?:
             return .conflict("An entity \(EntityWriter.describe(type, key: key)) already exists.")
-        case 787:  // SQLITE_CONSTRAINT_FOREIGNKEY
+        case .foreignKey?:
             return .conflict("The change to \(type.name) breaks a relationship of the schema: \(error.message).")
         default:
             return .conflict("The change to \(type.name) breaks a constraint of the database: \(error.message).")

@@ -32,7 +32,7 @@ final class TestGateway: @unchecked Sendable {
         databasePath = directory.appendingPathComponent("test.sqlite").path
         let database = try Database(path: databasePath)
         try database.configureForService()
-        try SchemaBuilder(model: model).createSchema(in: database)
+        try SchemaBuilder(model: model, dialect: SQLiteDialect()).createSchema(in: database)
         if let seed { try SeedLoader(model: model).load(from: seed, into: database) }
 
         var configuration = ODataService.Configuration()
