@@ -57,7 +57,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "DealerGateway", dependencies: [
-            "HTTPCore", "ODataHTTP", "ODataStore", "EDM",
+            "HTTPCore", "ODataHTTP", "ODataStore", "PostgresStore", "EDM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
