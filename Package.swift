@@ -2,13 +2,18 @@
 // CarDealer: an OData V2 gateway over SQLite, served by libmicrohttpd, and its clients.
 //
 // Layers, with dependencies pointing one way (top depends on bottom):
-//   executables   DealerGateway (serves the OData service on the HTTP server)
+//   executables   DealerGateway (serves the OData service on the HTTP server; picks the engine)
 //   OData service ODataHTTP (the request pipeline and $batch)
 //   serializers   ODataSerialization
-//   storage       ODataStore
+//   engines       SQLiteStore (the SQLite engine, the only module that imports CSQLite),
+//                 PostgresStore (the PostgreSQL engine, the only module that imports CLibPQ)
+//   storage       ODataStore (the engine-neutral storage interface, read plans, SQL builders, dialect protocol)
 //   URI/query     ODataURI
 //   model         EDM  <- CSDL (the EDMX reader/writer, shared with the client code generator)
-//   C shims       CSQLite, CMicroHTTPD, CLibPQ (PostgresStore, beside ODataStore's SQLite, is its only user)
+//   C shims       CSQLite, CMicroHTTPD, CLibPQ
+// An engine is a sibling of the serializers above ODataStore: ODataSerialization and ODataHTTP
+// reach storage only through ODataStore's interface and never import an engine; DealerGateway
+// (and the tests) do.
 // HTTPCore, the HTTP/1.1 server on libmicrohttpd, is a layer of its own between CMicroHTTPD and
 // ODataHTTP: it knows nothing of OData and depends on CMicroHTTPD alone; ODataHTTP answers its
 // requests, and only ODataHTTP and DealerGateway import it.
@@ -47,7 +52,8 @@ let package = Package(
         .target(name: "CSDL"),
         .target(name: "EDM", dependencies: ["CSDL"]),
         .target(name: "ODataURI", dependencies: ["EDM"]),
-        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI", "CSQLite"], exclude: ["README.md"]),
+        .target(name: "ODataStore", dependencies: ["EDM", "ODataURI"], exclude: ["README.md"]),
+        .target(name: "SQLiteStore", dependencies: ["EDM", "ODataURI", "ODataStore", "CSQLite"]),
         // The PostgreSQL engine under the storage interface; the only importer of CLibPQ.
         .target(name: "PostgresStore", dependencies: ["EDM", "ODataURI", "ODataStore", "CLibPQ"]),
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
@@ -57,7 +63,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "DealerGateway", dependencies: [
-            "HTTPCore", "ODataHTTP", "ODataStore", "PostgresStore", "EDM",
+            "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "PostgresStore", "EDM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -75,7 +81,7 @@ let package = Package(
 
         .testTarget(name: "ClientTests", dependencies: ["RestConnection", "CSDL", "Dealer", "DealerCodegen", "DealerGateway"]),
         .testTarget(name: "GatewayTests", dependencies: [
-            "HTTPCore", "ODataHTTP", "ODataStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
+            "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
             "PostgresStore",
             .product(name: "Logging", package: "swift-log"),
             "DealerGateway",

@@ -7,6 +7,7 @@ import ODataHTTP
 import ODataSerialization
 import ODataStore
 import PostgresStore
+import SQLiteStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -227,7 +228,6 @@ struct Serve: ParsableCommand {
         configuration.rootPath = root == "/" ? "" : root
         configuration.defaultPageSize = pageSize
         configuration.allowedOrigins = allowedOrigins
-        configuration.memoryMapSize = mmapMegabytes << 20
         configuration.limits.maxResultsPerCollection = maxResultsPerCollection
         configuration.limits.maxEntitiesPerResponse = maxEntitiesPerResponse
         configuration.limits.maxBatchCount = maxBatchCount
@@ -248,7 +248,9 @@ struct Serve: ParsableCommand {
         serverConfiguration.recordsClientAddress = logger.logLevel <= .debug
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
-        let store = try database.openStore(memoryMapSize: configuration.memoryMapSize)
+        // The engine: PostgreSQL when --database names one, else a SQLite file; each worker
+        // reads through its own connection.
+        let store = try database.openStore(memoryMapSize: mmapMegabytes << 20)
         let service = ODataService(model: model, store: store, configuration: configuration, logger: logger)
         let server = HTTPServer(configuration: serverConfiguration) { request in service.handle(request) }
         let boundPort = try server.start()

@@ -1,5 +1,6 @@
 import Foundation
 import ODataStore
+import SQLiteStore
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import EDM
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// The digest behind every ETag reads columns 8 bytes at a time. Rows that differ only where

@@ -1,6 +1,7 @@
 import EDM
 import Foundation
 import ODataStore
+import SQLiteStore
 @testable import ODataURI
 import Testing
 

@@ -2,6 +2,7 @@ import EDM
 import Foundation
 import ODataSerialization
 import ODataStore
+import SQLiteStore
 import ODataURI
 
 /// Models and SQLite databases for the expression tests: the car-dealer schema with its seed

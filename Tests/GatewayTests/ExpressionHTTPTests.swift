@@ -1,6 +1,7 @@
 import EDM
 import Foundation
 import ODataStore
+import SQLiteStore
 import ODataURI
 import Testing
 

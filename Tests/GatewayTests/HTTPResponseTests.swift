@@ -1,6 +1,7 @@
 @testable import HTTPCore
 import ODataHTTP
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// A response's body is an array or lent from storage of its own, and its ETag is kept apart

@@ -1,6 +1,7 @@
 import EDM
 import ODataSerialization
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// The number writers emit digits straight into the buffer (two at a time for decimals, one

@@ -2,6 +2,7 @@ import CSDL
 import EDM
 import Foundation
 import ODataStore
+import SQLiteStore
 import ODataURI
 import Testing
 

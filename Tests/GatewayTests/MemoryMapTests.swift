@@ -1,6 +1,7 @@
 import Foundation
 import ODataHTTP
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// Reads map the database file once it is larger than their page cache

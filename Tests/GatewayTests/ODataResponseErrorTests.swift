@@ -5,6 +5,7 @@ import Logging
 @testable import ODataHTTP
 import ODataSerialization
 import ODataStore
+import SQLiteStore
 import ODataURI
 import Testing
 

@@ -1,6 +1,7 @@
 import EDM
 import Foundation
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// Server-driven paging: `__next` links walk a large set, every row exactly once, with

@@ -3,6 +3,7 @@ import Foundation
 import ODataStore
 @testable import ODataURI
 import PostgresStore
+import SQLiteStore
 import Testing
 
 /// The differential test across engines: the random filters and orderings of

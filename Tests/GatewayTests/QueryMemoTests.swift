@@ -1,6 +1,7 @@
 import EDM
 import Foundation
 @testable import ODataStore
+@testable import SQLiteStore
 import ODataURI
 import Testing
 
@@ -67,6 +68,19 @@ import Testing
         #expect(memo.page?.built.key.sql != plainSQL)
         services.joinedExpand = []
         #expect(try reader.page(services, memo: memo).records.map(\.values) == plain)
+    }
+
+    /// One plan serves readers on different connections (a memo kept with a parse may meet
+    /// another connection): each connection prepares its own statement for the plan's SQL.
+    @Test func onePlanServesEveryConnection() throws {
+        let (first, second) = (try gateway.openDatabase(), try gateway.openDatabase())
+        let memo = QueryMemo()
+        let read = try keys(EntityReader(connection: first), "Person?$orderby=lastName&$top=3", memo: memo)
+        #expect(read.keys.count == 3)
+        let again = try keys(EntityReader(connection: second), "Person?$orderby=lastName&$top=3", memo: memo)
+        #expect(again.keys == read.keys && again.count == read.count)
+        let built = try #require(memo.page?.built)
+        #expect(try first.statement(built.key) !== second.statement(built.key), "each connection prepared its own")
     }
 
     /// The plan holds SQL text, not statements: after the connection's bounded cache let its

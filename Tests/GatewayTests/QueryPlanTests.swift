@@ -2,6 +2,7 @@ import CSDL
 import EDM
 import Foundation
 @testable import ODataStore
+@testable import SQLiteStore
 import ODataURI
 import Testing
 

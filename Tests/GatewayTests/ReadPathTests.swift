@@ -1,6 +1,7 @@
 import Foundation
 @testable import ODataHTTP
 @testable import ODataStore
+@testable import SQLiteStore
 import ODataURI
 import Testing
 

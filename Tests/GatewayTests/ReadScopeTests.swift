@@ -1,5 +1,6 @@
 import Foundation
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// `ReadScope` owns every read transaction of a connection: the reads inside one scope see one

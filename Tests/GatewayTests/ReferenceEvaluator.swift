@@ -1,6 +1,7 @@
 import EDM
 import Foundation
 import ODataStore
+import SQLiteStore
 import ODataURI
 
 /// Evaluates bound `$filter`/`$orderby` expressions over rows loaded from SQLite into memory,

@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 @testable import ODataHTTP
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// A response with a hold (a write waiting for its commit) parks its connection, not its

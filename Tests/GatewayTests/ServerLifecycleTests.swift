@@ -5,6 +5,7 @@ import Logging
 import ODataHTTP
 import ODataSerialization
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// Each server thread holds its own SQLite connection, in its `WorkerContext`.
@@ -40,7 +41,7 @@ import Testing
         var configuration = HTTPServer.Configuration()
         configuration.port = 0
         configuration.threads = 2
-        var service: ODataService? = ODataService(model: model, databasePath: path, configuration: ODataService.Configuration(), logger: logger)
+        var service: ODataService? = ODataService(model: model, store: SQLiteStore(path: path), configuration: ODataService.Configuration(), logger: logger)
         var server: HTTPServer? = HTTPServer(configuration: configuration) { [service] in service!.handle($0) }
         let port = try #require(server).start()
         // A collection's statement is also held by the memo of its target (`QueryMemo`).

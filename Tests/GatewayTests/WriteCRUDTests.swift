@@ -1,5 +1,6 @@
 import Foundation
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// Create, update and delete over HTTP against a real gateway and SQLite file, for every entity

@@ -1,5 +1,6 @@
 import Foundation
 import ODataStore
+import SQLiteStore
 import Testing
 
 /// `WriteGate`: writes that arrive together share one commit, each in a savepoint of its own, and

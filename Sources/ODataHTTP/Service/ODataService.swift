@@ -29,10 +29,6 @@ public final class ODataService: Sendable {
         public var publicURL: String?
         /// Origins whose browser pages may call the service (CORS), or `["*"]`; empty: none.
         public var allowedOrigins: [String] = []
-        /// How much of the database file reads map into memory once the file is larger than
-        /// their page cache (`Database.mapFileIfLargerThanCache`); 0: none. The write
-        /// connection keeps its pages in its own cache: it changes them.
-        public var memoryMapSize = 1 << 30
 
         public init() {}
     }
@@ -58,13 +54,7 @@ public final class ODataService: Sendable {
     /// connection, so that their writes share commits.
     let store: any EntityStore
 
-    /// The service of a SQLite database file.
-    public convenience init(model: EntityModel, databasePath: String, configuration: Configuration, logger: Logger) {
-        self.init(model: model, store: SQLiteStore(path: databasePath, memoryMapSize: configuration.memoryMapSize),
-                  configuration: configuration, logger: logger)
-    }
-
-    /// The service of any store, which it closes when it ends.
+    /// The service of any store (the engine is the caller's choice), which it closes when it ends.
     public init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger) {
         self.model = model
         self.configuration = configuration

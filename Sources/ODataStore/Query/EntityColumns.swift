@@ -1,27 +1,5 @@
 import EDM
 
-/// A column value lent by where it is stored (a statement's current row, or a record), valid
-/// only inside the call that lends it: reading one costs no allocation.
-public enum StoredColumn {
-    case null
-    case integer(Int64)
-    case real(Double)
-    /// Valid UTF-8.
-    case text(UnsafeBufferPointer<UInt8>)
-    case blob(UnsafeRawBufferPointer)
-
-    /// An owned copy.
-    public var value: SQLValue {
-        switch self {
-        case .null: .null
-        case .integer(let i): .integer(i)
-        case .real(let d): .real(d)
-        case .text(let bytes): .text(String(decoding: bytes, as: UTF8.self))
-        case .blob(let bytes): .blob(Array(bytes))
-        }
-    }
-}
-
 /// The entities `$expand` attached to one entity along one navigation property.
 public enum RelatedEntities<Entity> {
     case single(Entity?)
@@ -36,8 +14,8 @@ public protocol LentCollection: AnyObject {
     func forEach(_ body: (EntityRow) throws -> Void) throws
 }
 
-/// What reads the collections one entity expands when its response gets to them (SQLite:
-/// `ExpansionStream`, one keyed statement per collection).
+/// What reads the collections one entity expands when its response gets to them
+/// (`ExpansionStream`, one keyed statement per collection).
 public protocol StreamedExpansions: AnyObject {
     /// The entities of `navigation` related to `source`; nil when it is not expanded this way.
     func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)?

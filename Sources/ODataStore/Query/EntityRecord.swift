@@ -33,13 +33,7 @@ public final class EntityRecord: EntityColumns {
     public var tagDigest: UInt64 { EntityTag.digest(of: self) }
 
     public func withColumn(_ index: Int, _ body: (StoredColumn) -> Void) {
-        switch values[index] {
-        case .null: body(.null)
-        case .integer(let i): body(.integer(i))
-        case .real(let d): body(.real(d))
-        case .text(var text): text.withUTF8 { body(.text($0)) }
-        case .blob(let bytes): bytes.withUnsafeBytes { body(.blob($0)) }
-        }
+        StoredColumn.lend(values[index], body)
     }
 
     public var keyValues: [EDMValue] { type.keyProperties.map { value(of: $0) } }

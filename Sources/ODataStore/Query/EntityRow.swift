@@ -6,17 +6,17 @@ import EDM
 /// over its own columns.
 public struct EntityRow: EntityColumns {
     public let type: EntityType
-    /// The whole row, read once (`RowBuffer.read`). A page's loop lends one row value for
-    /// every row, over a buffer each read refills, rather than building one per row, which
+    /// The whole row, read once (`SQLStatement.read(into:)`). A page's loop lends one row value
+    /// for every row, over a buffer each read refills, rather than building one per row, which
     /// retained its references each time.
-    let columns: UnsafeBufferPointer<StoredColumn>
+    let columns: LentRow
     /// Where this entity's stored columns begin in the row.
     let offset: Int
     let joined: JoinedExpansions?
     /// The collections this entity expands, read when the response gets to them (`ExpansionStream`).
     let streamed: (any StreamedExpansions)?
 
-    init(type: EntityType, columns: UnsafeBufferPointer<StoredColumn>, offset: Int = 0, joined: JoinedExpansions? = nil,
+    init(type: EntityType, columns: LentRow, offset: Int = 0, joined: JoinedExpansions? = nil,
          streamed: (any StreamedExpansions)? = nil) {
         self.type = type
         self.columns = columns
@@ -60,7 +60,7 @@ public struct EntityRow: EntityColumns {
 
     /// An owned copy of this entity's columns, for what must outlive the row.
     var record: EntityRecord {
-        EntityRecord(type: type, values: columns[offset..<offset + type.columnCount].map(\.value))
+        EntityRecord(type: type, values: (offset..<offset + type.columnCount).map { columns[$0].value })
     }
 
     /// `record`, with an owned copy of each entity joined to it attached as its expansion.

@@ -2,8 +2,9 @@ import EDM
 import ODataURI
 
 /// Where the service's entities live: the interface the OData layers (URI, serialization, HTTP)
-/// read and write through, and the one a storage engine implements. `SQLiteStore` is the
-/// SQLite implementation; `Sources/ODataStore/README.md` lists what a second engine provides.
+/// read and write through, and the one a storage engine implements. `SQLiteStore` (module
+/// SQLiteStore) is the SQLite implementation; `Sources/ODataStore/README.md` lists what a
+/// second engine provides.
 ///
 /// The service's workers are plain threads. Each asks the store for its own `EntityReading`
 /// (a connection of its own, with its prepared statements); every write of the process goes
@@ -41,7 +42,7 @@ public struct WriteStatistics: Sendable, Equatable {
 ///
 /// - `$filter`, `$orderby`, `$top`, `$skip`, `$skiptoken` (keyset paging after the token's
 ///   order-by values and key) and the server page size are applied as `EntityQuery` says.
-/// - `memo` is the store's own per-target cache (`QueryMemo`): plans and statements kept for
+/// - `memo` is the store's own per-target cache (`QueryMemo`): plans and their SQL kept for
 ///   the next request with the same target, or one that differs only in its keys.
 /// - `EntityBudget`: entities are counted as they are read; past a limit the read throws
 ///   `LimitExceeded` before reading on.

@@ -9,6 +9,9 @@ public final class PendingCommit: @unchecked Sendable {
     private var outcome: (any StoreFailure)??
     private var callback: Callback?
 
+    /// An undecided commit: the engine decides it (`decide`) once its transaction ends.
+    package init() {}
+
     /// Blocks until the commit is decided; throws when the write was not committed.
     public func wait() throws {
         let failure = lock.withLock {
@@ -31,7 +34,7 @@ public final class PendingCommit: @unchecked Sendable {
         if let failure = decided { callback(failure) }
     }
 
-    func decide(_ failure: (any StoreFailure)?) {
+    package func decide(_ failure: (any StoreFailure)?) {
         let callback: Callback? = lock.withLock {
             precondition(outcome == nil, "a commit is decided once")
             outcome = .some(failure)

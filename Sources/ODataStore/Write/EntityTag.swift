@@ -1,3 +1,6 @@
+// Unsafe pointers here, and why: the digest reads a lent column's bytes in place, a word at a
+// time (`StoredColumn`, see LentColumns.swift), and the digits are written straight into the
+// serializer's or the HTTP header's buffer, without a String per entity.
 import EDM
 
 /// The ETag of an entity (MS-ODATA 2.2.5.4): a weak validator `W/"<16 hex digits>"` that

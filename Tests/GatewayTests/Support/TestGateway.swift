@@ -6,6 +6,7 @@ import Logging
 import ODataSerialization
 import ODataStore
 import PostgresStore
+import SQLiteStore
 
 /// A real gateway for one test: a fresh SQLite file (or, with `engine: .postgresql`, a fresh
 /// PostgreSQL database, `PostgresTestDatabase`) seeded from a seed folder, served by the
@@ -57,7 +58,7 @@ final class TestGateway: @unchecked Sendable {
             try database.configureForService()
             try SchemaBuilder(model: model, dialect: SQLiteDialect()).createSchema(in: database)
             if let seed { try SeedLoader(model: model).load(from: seed, into: database) }
-            service = ODataService(model: model, databasePath: databasePath, configuration: configuration, logger: logger)
+            service = ODataService(model: model, store: SQLiteStore(path: databasePath), configuration: configuration, logger: logger)
         case .postgresql:
             let postgres = try PostgresTestDatabase()
             self.postgres = postgres

@@ -1,5 +1,6 @@
 import Foundation
 import ODataStore
+import SQLiteStore
 
 /// What the suites that test reads beside writes in the WAL share (`ReadScopeTests`): a fresh
 /// WAL database with one table of page-sized rows, connections

@@ -1,4 +1,9 @@
 import CSQLite
+import ODataStore
+
+// A binding file: it calls SQLite's C API (sqlite3_*), through C pointers (the connection
+// handle, error messages), which is why it holds unsafe code. The other binding files are
+// Statement.swift and SQLFunctions.swift; no other file of the engine touches C memory.
 
 /// SQLite's process-wide settings, applied once before the first connection opens (SQLite
 /// refuses them afterwards, which is harmless: they only save time).

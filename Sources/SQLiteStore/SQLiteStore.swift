@@ -1,4 +1,5 @@
 import EDM
+import ODataStore
 import ODataURI
 
 /// The SQLite implementation of `EntityStore`: one database file in WAL mode. Each worker

@@ -1,4 +1,5 @@
 import CSQLite
+import ODataStore
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import ODataStore
+
 /// The one owner of a connection's read transactions: every read of a request runs inside one
 /// scope, a plain `BEGIN DEFERRED` … `COMMIT`, and so sees one snapshot of the database (a
 /// page, its count, its expansions and the parent checked for a 404 agree while others commit).

@@ -1,3 +1,5 @@
+import ODataStore
+
 /// A list of key tuples passed to SQLite as one JSON parameter and unpacked with json_each
 /// (`SQLiteDialect.keyMembership`), so that `$expand` runs one cached statement per level
 /// whatever the number of parents.

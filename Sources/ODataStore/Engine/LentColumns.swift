@@ -1,12 +1,63 @@
+// Column values lent in place. With `EntityTag.swift` (which digests lent bytes and spells a
+// digest into a serializer's buffer), the only file of the engine-neutral storage layer that
+// holds unsafe pointers; the engines keep theirs in their binding files. Why: a response is written from the engine's own row, without copying each
+// text and blob into a String or an Array first (a copy per column of every row read), and one
+// row buffer, allocated once per statement run, serves every row of a page. Everything outside
+// this file reads lent columns through `StoredColumn` and `LentRow`, inside the call that lends
+// them; the engines' binding files (SQLite: `Statement.swift`) fill a `RowBuffer`.
+
+/// A column value lent by where it is stored (a statement's current row, or a record), valid
+/// only inside the call that lends it: reading one costs no allocation.
+public enum StoredColumn {
+    case null
+    case integer(Int64)
+    case real(Double)
+    /// Valid UTF-8.
+    case text(UnsafeBufferPointer<UInt8>)
+    case blob(UnsafeRawBufferPointer)
+
+    /// An owned copy.
+    public var value: SQLValue {
+        switch self {
+        case .null: .null
+        case .integer(let i): .integer(i)
+        case .real(let d): .real(d)
+        case .text(let bytes): .text(String(decoding: bytes, as: UTF8.self))
+        case .blob(let bytes): .blob(Array(bytes))
+        }
+    }
+}
+
+/// A row of lent columns (a `RowBuffer`'s), read by index: what an `EntityRow` is a view of.
+/// Valid only inside the call that lends it; every index is checked, in release builds too.
+struct LentRow {
+    private let columns: UnsafeBufferPointer<StoredColumn>
+
+    fileprivate init(_ columns: UnsafeBufferPointer<StoredColumn>) { self.columns = columns }
+
+    subscript(index: Int) -> StoredColumn {
+        precondition(index >= 0 && index < columns.count, "a lent row's column is out of range")
+        return columns[index]
+    }
+}
+
+extension StoredColumn {
+    /// Lends an owned value to `body` as a stored column, valid only during the call.
+    static func lend(_ value: SQLValue, _ body: (StoredColumn) -> Void) {
+        switch value {
+        case .null: body(.null)
+        case .integer(let i): body(.integer(i))
+        case .real(let d): body(.real(d))
+        case .text(var text): text.withUTF8 { body(.text($0)) }
+        case .blob(let bytes): bytes.withUnsafeBytes { body(.blob($0)) }
+        }
+    }
+}
+
 /// Room for the columns of one row, filled by an engine's statement (`SQLStatement.read(into:)`)
 /// and reused for the next row. A page's loop allocates it once, and reading a row into it calls
 /// no closure: the references a per-row closure captured cost an atomic retain and release
-/// each, every row.
-///
-/// Unsafe memory, because the columns are lent, not copied: text and blobs point into the
-/// engine's row (valid until its statement steps again), and the row of `StoredColumn`s is
-/// allocated once and refilled, so that one `EntityRow` over it serves every row of a page.
-/// The buffer is noncopyable, so that its memory is freed exactly once, when it goes.
+/// each, every row. Noncopyable, so that its memory is freed exactly once, when it goes.
 public struct RowBuffer: ~Copyable {
     @usableFromInline let columns: UnsafeMutableBufferPointer<StoredColumn>
     /// Copies of text that was not valid UTF-8, owned until the next read.
@@ -21,7 +72,7 @@ public struct RowBuffer: ~Copyable {
 
     /// Where every read puts its row: one row value can be built over it once and lent for
     /// each row in turn.
-    var storage: UnsafeBufferPointer<StoredColumn> { UnsafeBufferPointer(columns) }
+    var storage: LentRow { LentRow(UnsafeBufferPointer(columns)) }
 
     deinit {
         repairedTexts.forEach { $0.deallocate() }

@@ -1,5 +1,10 @@
 import CSQLite
 import EDM
+import ODataStore
+
+// A binding file: it calls SQLite's C API (sqlite3_*). Unsafe code here, and why: a column's
+// text and blob are lent as pointers into SQLite's row (`StoredColumn`), so a response is
+// written without copying them, and a blob is bound from its bytes in place.
 
 /// A prepared statement (`SQLStatement`). Owned by one `Database`, used by one thread at a time.
 public final class Statement: SQLStatement {

@@ -1,6 +1,7 @@
 import EDM
 
-// The storage mapping of EDM values: how each simple type is kept in SQLite.
+// The storage mapping of EDM values: how each simple type is kept (in SQLite, as below; another
+// engine reads its own column types into the same values).
 //   Boolean -> INTEGER 0/1; Byte..Int64 -> INTEGER; Single, Double -> REAL;
 //   Decimal -> TEXT (exact, compared numerically in queries); String, Guid -> TEXT;
 //   Binary -> BLOB; DateTime, DateTimeOffset -> INTEGER milliseconds since the epoch (UTC);

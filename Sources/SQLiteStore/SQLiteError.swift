@@ -1,4 +1,5 @@
 import CSQLite
+import ODataStore
 
 /// An error reported by SQLite, with its result code and message.
 public struct SQLiteError: StoreFailure {

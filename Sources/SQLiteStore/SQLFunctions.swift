@@ -1,4 +1,8 @@
 import CSQLite
+import ODataStore
+
+// A binding file: it registers Swift functions with SQLite's C API (sqlite3_create_function_v2),
+// which hands them C pointers to their arguments.
 
 /// SQL functions the expression translation uses, registered on every connection.
 public enum SQLFunctions {

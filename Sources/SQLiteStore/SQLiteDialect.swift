@@ -1,4 +1,5 @@
 import EDM
+import ODataStore
 import ODataURI
 
 /// SQLite's SQL (see `SQLDialect`): `?` parameters, `json_each` key lists, `instr`/`substr`
