@@ -5,11 +5,12 @@
 //   executables   DealerGateway (serves the OData service on the HTTP server; picks the engine)
 //   OData service ODataHTTP (the request pipeline and $batch)
 //   serializers   ODataSerialization
-//   engines       SQLiteStore (the SQLite engine, the only module that imports CSQLite)
+//   engines       SQLiteStore (the SQLite engine, the only module that imports CSQLite),
+//                 PostgresStore (the PostgreSQL engine, the only module that imports CLibPQ)
 //   storage       ODataStore (the engine-neutral storage interface, read plans, SQL builders, dialect protocol)
 //   URI/query     ODataURI
 //   model         EDM  <- CSDL (the EDMX reader/writer, shared with the client code generator)
-//   C shims       CSQLite, CMicroHTTPD
+//   C shims       CSQLite, CMicroHTTPD, CLibPQ
 // An engine is a sibling of the serializers above ODataStore: ODataSerialization and ODataHTTP
 // reach storage only through ODataStore's interface and never import an engine; DealerGateway
 // (and the tests) do.
@@ -22,6 +23,10 @@
 // - swift-argument-parser: the command lines of dealer-gateway, dealer and dealer-codegen.
 // - swift-log: structured logging in the gateway (requests, errors with their detail).
 // - swift-crypto: API keys' random bytes and salted SHA-256 hashes, compared in constant time.
+// - libpq (system library, CLibPQ), PostgreSQL's own client library, rather than a NIO driver:
+//   the gateway's workers are plain threads, each with its own connection used synchronously,
+//   so an event loop would only add hops; libpq also reads the password from the URI,
+//   PGPASSWORD or ~/.pgpass exactly as psql does.
 import PackageDescription
 
 let package = Package(
@@ -44,11 +49,15 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         .target(name: "CSDL"),
         .target(name: "EDM", dependencies: ["CSDL"]),
         .target(name: "ODataURI", dependencies: ["EDM"]),
         .target(name: "ODataStore", dependencies: ["EDM", "ODataURI"], exclude: ["README.md"]),
         .target(name: "SQLiteStore", dependencies: ["EDM", "ODataURI", "ODataStore", "CSQLite"]),
+        // The PostgreSQL engine under the storage interface; the only importer of CLibPQ.
+        .target(name: "PostgresStore", dependencies: ["EDM", "ODataURI", "ODataStore", "CLibPQ"]),
         .target(name: "ODataSerialization", dependencies: ["EDM", "ODataURI", "ODataStore", "CSDL"]),
         .target(name: "HTTPCore", dependencies: ["CMicroHTTPD"]),
         .target(name: "ODataHTTP", dependencies: [
@@ -57,7 +66,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "DealerGateway", dependencies: [
-            "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "EDM",
+            "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "PostgresStore", "EDM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -76,6 +85,7 @@ let package = Package(
         .testTarget(name: "ClientTests", dependencies: ["RestConnection", "CSDL", "Dealer", "DealerCodegen", "DealerGateway"]),
         .testTarget(name: "GatewayTests", dependencies: [
             "HTTPCore", "ODataHTTP", "ODataStore", "SQLiteStore", "ODataSerialization", "ODataURI", "EDM", "CSDL", "CSQLite",
+            "PostgresStore",
             .product(name: "Logging", package: "swift-log"),
             "DealerGateway",
         ], exclude: ["Fixtures"]),

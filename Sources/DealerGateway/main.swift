@@ -6,6 +6,7 @@ import Logging
 import ODataHTTP
 import ODataSerialization
 import ODataStore
+import PostgresStore
 import SQLiteStore
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,41 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "The SQLite database file; created from the schema (and the seed folder) when missing.")
     var db: String = "data/cardealer.sqlite"
 
+    @Option(name: .customLong("database"),
+            help: "Serve a PostgreSQL database instead of the SQLite file: a libpq URI, postgresql://user@host:port/dbname (the password from the URI, PGPASSWORD or ~/.pgpass). Its tables are created (and seeded) when it has none of the schema's; tables that differ from the schema are refused, never changed.")
+    var postgresURL: String?
+
+    /// Where the entities are, for logs: the file, or the PostgreSQL URI without its password.
+    var location: String {
+        guard let postgresURL else { return db }
+        guard var components = URLComponents(string: postgresURL), components.password != nil else { return postgresURL }
+        components.password = "***"
+        return components.string ?? postgresURL
+    }
+
+    /// The store the service reads and writes: PostgreSQL when `--database` names one, else the SQLite file.
+    func openStore(memoryMapSize: Int) throws -> any EntityStore {
+        if let postgresURL { return try PostgresStore(url: postgresURL) }
+        return SQLiteStore(path: db, memoryMapSize: memoryMapSize)
+    }
+
+    /// Creates the schema's tables in an empty PostgreSQL database (and seeds them); refuses
+    /// one whose tables differ from the schema, naming each difference.
+    func preparePostgres(_ url: String, model: EntityModel, seed: String?, logger: Logger) throws {
+        let connection = try PostgresConnection(url: url)
+        let schema = PostgresSchema(model: model)
+        let isNew: Bool
+        do {
+            isNew = try schema.prepare(connection)
+        } catch let mismatch as PostgresSchemaMismatch {
+            throw ValidationError(mismatch.description)
+        }
+        guard isNew, let seed else { return }
+        let counts = try SeedLoader(model: model).load(from: URL(fileURLWithPath: seed), into: connection)
+        try schema.advanceIdentities(on: connection)
+        logger.info("seeded \(location): \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+    }
+
     func loadModel() throws -> EntityModel {
         guard FileManager.default.isReadableFile(atPath: schema) else {
             throw ValidationError("cannot read the schema file \(schema)")
@@ -47,6 +83,7 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Opens the database, creating its tables (and seeding them) when it is new.
     func prepareDatabase(model: EntityModel, seed: String?, logger: Logger) throws {
+        if let postgresURL { return try preparePostgres(postgresURL, model: model, seed: seed, logger: logger) }
         let url = URL(fileURLWithPath: db)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let database = try Database(path: db)
@@ -257,15 +294,16 @@ struct Serve: ParsableCommand {
         serverConfiguration.tls = try security.tlsCredentials(logger: logger)
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
-        // The engine: a SQLite file, each worker reading through its own connection.
-        let store = SQLiteStore(path: database.db, memoryMapSize: mmapMegabytes << 20)
+        // The engine: PostgreSQL when --database names one, else a SQLite file; each worker
+        // reads through its own connection.
+        let store = try database.openStore(memoryMapSize: mmapMegabytes << 20)
         let service = try ODataService(model: model, store: store, configuration: configuration, logger: logger, access: access)
         let server = HTTPServer(configuration: serverConfiguration) { request in service.handle(request) }
         let boundPort = try server.start()
         // Written unbuffered: tests and scripts wait for this line to learn the port.
         let scheme = serverConfiguration.tls == nil ? "http" : "https"
         FileHandle.standardOutput.write(Data("Serving \(scheme)://\(displayHost):\(boundPort)\(configuration.rootPath)/\n".utf8))
-        logger.info("serving \(database.schema) from \(database.db) with \(threads) threads")
+        logger.info("serving \(database.schema) from \(database.location) with \(threads) threads")
 
         if let access { SecurityOptions.watch(access, logger: logger) }
         var received: Int32 = 0
@@ -309,7 +347,7 @@ struct Initialize: ParsableCommand {
         let logger = Logger(label: "dealer-gateway")
         let model = try database.loadModel()
         try database.prepareDatabase(model: model, seed: seed, logger: logger)
-        print("Initialized \(database.db)")
+        print("Initialized \(database.location)")
     }
 }
 

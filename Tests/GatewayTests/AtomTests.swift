@@ -11,10 +11,11 @@ import Testing
     static let d = "http://schemas.microsoft.com/ado/2007/08/dataservices"
     static let m = "http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"
 
-    let gateway: TestGateway
-    init() throws { gateway = try TestGateway { $0.defaultPageSize = 25 } }
+    static func makeGateway(_ engine: TestGateway.Engine) throws -> TestGateway {
+        try TestGateway(engine: engine) { $0.defaultPageSize = 25 }
+    }
 
-    private func document(_ target: String, accept: String = "application/atom+xml") throws -> (RawHTTPResponse, XMLDocument) {
+    private func document(_ gateway: TestGateway, _ target: String, accept: String = "application/atom+xml") throws -> (RawHTTPResponse, XMLDocument) {
         let response = try gateway.get(target, accept: accept)
         #expect(response.status == 200, "\(target): \(response.text.prefix(300))")
         return (response, try XMLDocument(data: Data(response.body)))
@@ -25,8 +26,9 @@ import Testing
     /// Local-name XPath, so that the test does not depend on prefixes.
     private func name(_ local: String) -> String { "*[local-name()='\(local)']" }
 
-    @Test func feedOfPeopleWithCountInlineCarsAndNextLink() throws {
-        let (response, xml) = try document("Person?$expand=PersonCar&$inlinecount=allpages")
+    @Test(arguments: TestGateway.engines) func feedOfPeopleWithCountInlineCarsAndNextLink(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let (response, xml) = try document(gateway, "Person?$expand=PersonCar&$inlinecount=allpages")
         #expect(response.header("Content-Type")?.hasPrefix("application/atom+xml") == true)
         #expect(response.header("DataServiceVersion") == "2.0;")
         let root = try #require(xml.rootElement())
@@ -54,9 +56,10 @@ import Testing
     /// Atom is written from each entity's row in place where JSON is (a page whose expansions
     /// are joined, a single entity whose expanded collections are read as they are written),
     /// and from records elsewhere: the entries are the same either way.
-    @Test func entriesReadInPlaceAndFromRecordsAgree() throws {
+    @Test(arguments: TestGateway.engines) func entriesReadInPlaceAndFromRecordsAgree(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         func entries(_ target: String, _ xpath: String) throws -> [String] {
-            let (response, xml) = try document(TestGateway.encodeQuery(target))
+            let (response, xml) = try document(gateway, TestGateway.encodeQuery(target))
             #expect(response.header("ETag") == nil || response.header("ETag")?.hasPrefix("W/\"") == true)
             // The stamps, of the entry and of every entry and feed inlined in it, are the time of
             // writing, which a slow run sees change between two requests; everything else must match.
@@ -68,7 +71,7 @@ import Testing
         // with Car joined to their row and their collection read as written (in place).
         let page = try entries("Person(1)/PersonCar?$expand=Car,PersonCarMaintenance", "/\(name("feed"))/\(name("entry"))")
         #expect(page.count == 2)
-        let keys = try document("Person(1)/PersonCar?$select=personCarID").1.rootElement()!
+        let keys = try document(gateway, "Person(1)/PersonCar?$select=personCarID").1.rootElement()!
             .nodes(forXPath: "//\(name("properties"))/\(name("personCarID"))").compactMap(\.stringValue)
         let singles = try keys.map { try entries("PersonCar(\($0))?$expand=Car,PersonCarMaintenance", "/\(name("entry"))")[0] }
         #expect(page.map { $0.replacingOccurrences(of: " xmlns[^ >]*", with: "", options: .regularExpression) }
@@ -87,22 +90,23 @@ import Testing
         #expect(single.first?.contains("PersonCar(") == true, "the expanded PersonCars are inline")
     }
 
-    @Test func entryPropertyAndLinksDocuments() throws {
-        let (_, entry) = try document("Car(2)?$format=atom", accept: "application/json")
+    @Test(arguments: TestGateway.engines) func entryPropertyAndLinksDocuments(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let (_, entry) = try document(gateway, "Car(2)?$format=atom", accept: "application/json")
         #expect(entry.rootElement()?.localName == "entry")
         #expect(try nodes(entry.rootElement()!, "\(name("link"))[@title='PersonCar']/@href").first?.stringValue == "Car(2)/PersonCar")
 
-        let (_, property) = try document("Person(1)/ssn", accept: "application/xml")
+        let (_, property) = try document(gateway, "Person(1)/ssn", accept: "application/xml")
         #expect(property.rootElement()?.localName == "ssn" && property.rootElement()?.uri == Self.d)
         #expect(property.rootElement()?.stringValue == "543872934")
 
-        let (_, links) = try document("Person(1)/$links/PersonCar")
+        let (_, links) = try document(gateway, "Person(1)/$links/PersonCar")
         let uris = try nodes(links.rootElement()!, name("uri")).map(\.stringValue)
         #expect(uris == [gateway.root + "PersonCar(1)", gateway.root + "PersonCar(2)"])
     }
 
-    @Test func nullsAndEveryTypeOfTheSecondSchema() throws {
-        let inventory = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
+    @Test(arguments: TestGateway.engines) func nullsAndEveryTypeOfTheSecondSchema(engine: TestGateway.Engine) throws {
+        let inventory = try TestGateway(engine: engine, schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
                                         seed: TestGateway.fixtures.appendingPathComponent("InventorySeed"))
         let response = try inventory.get("Items(1L)", accept: "application/atom+xml")
         let xml = try XMLDocument(data: Data(response.body))
@@ -122,7 +126,8 @@ import Testing
         #expect(photo?.attribute(forLocalName: "null", uri: Self.m)?.stringValue == "true")
     }
 
-    @Test func jsonStaysTheDefaultAndWritesAnswerAsAsked() throws {
+    @Test(arguments: TestGateway.engines) func jsonStaysTheDefaultAndWritesAnswerAsAsked(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         #expect(try gateway.get("Person(1)", accept: "*/*").header("Content-Type")?.hasPrefix("application/json") == true)
         #expect(try gateway.get("Person(1)", accept: "application/json, application/atom+xml").header("Content-Type")?.hasPrefix("application/json") == true)
         #expect(try gateway.get("Person(1)", accept: "text/csv").status == 406)

@@ -7,8 +7,7 @@ import Testing
 /// that apply whole or not at all, and malformed batches that change nothing. Then the batch
 /// reader and writer on their own.
 @Suite struct BatchTests {
-    let gateway: TestGateway
-    init() throws { gateway = try TestGateway() }
+    static func makeGateway(_ engine: TestGateway.Engine) throws -> TestGateway { try TestGateway(engine: engine) }
 
     // MARK: Building and reading batches
 
@@ -52,7 +51,7 @@ import Testing
         return text + "--\(boundary)--\r\n"
     }
 
-    func post(_ body: String, boundary: String = "batch_test") throws -> RawHTTPResponse {
+    func post(_ gateway: TestGateway, _ body: String, boundary: String = "batch_test") throws -> RawHTTPResponse {
         try gateway.send("POST", "$batch", text: body, headers: ["Content-Type": "multipart/mixed; boundary=\(boundary)"])
     }
 
@@ -108,8 +107,9 @@ import Testing
 
     // MARK: Over HTTP
 
-    @Test func queriesAndChangeSetsAnsweredInOrderWithContentIDReferences() throws {
-        let response = try post(Self.body([
+    @Test(arguments: TestGateway.engines) func queriesAndChangeSetsAnsweredInOrderWithContentIDReferences(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let response = try post(gateway, Self.body([
             Operation(method: "GET", uri: "Person(1)", headers: ["Accept": "application/json"]),
             [
                 Operation(method: "POST", uri: "Car", body: #"{"make":"Saab","model":"900","createStamp":\#(Self.stamp)}"#, contentID: "1"),
@@ -148,9 +148,10 @@ import Testing
         #expect(try gateway.entity("Person(61)")["firstName"] as? String == "Batch")
     }
 
-    @Test func aChangeSetAppliesWholeOrNotAtAll() throws {
+    @Test(arguments: TestGateway.engines) func aChangeSetAppliesWholeOrNotAtAll(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let before = try gateway.tableContents()
-        let response = try post(Self.body([
+        let response = try post(gateway, Self.body([
             [
                 Operation(method: "POST", uri: "Car", body: #"{"make":"Saab","model":"900","createStamp":\#(Self.stamp)}"#, contentID: "1"),
                 Operation(method: "MERGE", uri: "Person(1)", body: #"{"firstName":"Changed"}"#),
@@ -166,7 +167,7 @@ import Testing
         #expect(try gateway.tableContents() == before, "the car created and the person changed before the failure are rolled back")
 
         // Change sets are independent: one failing does not undo another.
-        let mixed = try post(Self.body([
+        let mixed = try post(gateway, Self.body([
             [Operation(method: "MERGE", uri: "Person(3)", body: #"{"ssn":"kept"}"#)],
             [Operation(method: "MERGE", uri: "Person(4)", body: #"{"ssn":"123456789012345"}"#)],
             [Operation(method: "POST", uri: "$9/PersonCar", body: "{}")],
@@ -182,8 +183,9 @@ import Testing
         #expect(try gateway.entity("Person(4)")["ssn"] as? String == "415243852")
     }
 
-    @Test func contentIDsInLinksAndDeletes() throws {
-        let response = try post(Self.body([
+    @Test(arguments: TestGateway.engines) func contentIDsInLinksAndDeletes(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let response = try post(gateway, Self.body([
             [
                 Operation(method: "POST", uri: "Maintenance", body: #"{"description":"Detail","category":"Body","laborHours":1,"standardPrice":10}"#, contentID: "m"),
                 Operation(method: "POST", uri: "PersonCarMaintenance(1)/$links/Maintenance", body: #"{"uri":"$m"}"#),
@@ -199,7 +201,7 @@ import Testing
         #expect(refused.status == 405)
         #expect(try gateway.rowCount("Maintenance") == 25)
 
-        let retry = try post(Self.body([
+        let retry = try post(gateway, Self.body([
             [
                 Operation(method: "POST", uri: "Maintenance", body: #"{"description":"Detail","category":"Body","laborHours":1,"standardPrice":10}"#, contentID: "m"),
                 Operation(method: "PUT", uri: "PersonCarMaintenance(2)/$links/Maintenance", body: #"{"uri":"$m"}"#),
@@ -213,7 +215,8 @@ import Testing
         #expect(try gateway.get("Car(91)").status == 404)
     }
 
-    @Test func malformedBatchesAre400AndChangeNothing() throws {
+    @Test(arguments: TestGateway.engines) func malformedBatchesAre400AndChangeNothing(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let before = try gateway.tableContents()
         let create = Operation(method: "POST", uri: "Car", body: #"{"make":"A","model":"B","createStamp":\#(Self.stamp)}"#)
         var unterminated = Self.body([[create]])
@@ -237,7 +240,8 @@ import Testing
         #expect(try gateway.get("$batch").status == 405)
     }
 
-    @Test func batchesWorkOnTheSecondSchema() throws {
+    @Test(arguments: TestGateway.engines) func batchesWorkOnTheSecondSchema(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let inventory = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
                                         seed: TestGateway.fixtures.appendingPathComponent("InventorySeed"))
         let body = Self.body([
@@ -256,7 +260,8 @@ import Testing
 
     // MARK: The reader and writer on their own
 
-    @Test func parserReadsHeadersBodiesAndContentIDs() throws {
+    @Test(arguments: TestGateway.engines) func parserReadsHeadersBodiesAndContentIDs(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let text = "preamble\n--b\nContent-Type: application/http\n\nGET Person(1) HTTP/1.1\nAccept: application/json\n\n\n"
             + "--b\nContent-Type: multipart/mixed; boundary=\"c s\"\n\n--c s\nContent-Type: application/http\n\n"
             + "POST Car HTTP/1.1\nContent-ID: 7\nContent-Type: application/json\nContent-Length: 2\n\n{}ignored\n--c s--\n--b--\nepilogue"
@@ -273,7 +278,8 @@ import Testing
         #expect(throws: BatchError.self) { try BatchRequestParser(maximumOperations: 1).parse(Array(text.utf8), boundary: "b") }
     }
 
-    @Test func writerAndContentIDReferences() throws {
+    @Test(arguments: TestGateway.engines) func writerAndContentIDReferences(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let parts: [BatchResponsePart] = [
             .query(BatchOperationResponse(statusCode: 200, headers: BatchHeaders(["Content-Type": "text/plain"]), body: Array("5".utf8))),
             .changeSet([

@@ -7,8 +7,8 @@ import Testing
     static let fixture = TestGateway.fixtures.appendingPathComponent("Blog/blog-person1-expand.json")
     static let blogRoot = "http://192.168.1.112/EDMTest/CarDealer.svc/"
 
-    @Test func personOneWithCarsMatchesTheBlog() throws {
-        let gateway = try TestGateway()
+    @Test(arguments: TestGateway.engines) func personOneWithCarsMatchesTheBlog(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine)
         let response = try gateway.get("Person(1)?$expand=PersonCar,PersonCar/Car")
         #expect(response.status == 200)
         #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
@@ -44,8 +44,8 @@ import Testing
         return result
     }
 
-    @Test func bareCollectionsInVersionOneAndResultsInVersionTwo() throws {
-        let gateway = try TestGateway()
+    @Test(arguments: TestGateway.engines) func bareCollectionsInVersionOneAndResultsInVersionTwo(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine)
         let v1 = try gateway.get("Person(1)?$expand=PersonCar")
         let v1PersonCar = try (v1.d() as! [String: Any])["PersonCar"]
         #expect(v1PersonCar is [Any])

@@ -8,18 +8,19 @@ import Glibc
 
 /// A write answered with 2xx survives `kill -9` of the gateway: concurrent writers run against
 /// the real `dealer-gateway` process, which is killed with SIGKILL mid-load and restarted on the
-/// same file. Every acknowledged write must be there, no write may be half there, and SQLite's
-/// integrity and foreign-key checks must pass.
+/// same file (or PostgreSQL database). Every acknowledged write must be there, no write may be
+/// half there, and SQLite's integrity and foreign-key checks must pass.
 @Suite(.serialized) struct DurabilityTests {
     /// `dealer-gateway serve` on a database file, as a child process.
     final class GatewayProcess {
         let process = Process()
         let port: UInt16
 
-        init(database: URL, output: URL) throws {
+        /// - Parameter storage: `--db FILE` or `--database URL`.
+        init(storage: [String], output: URL) throws {
             process.executableURL = try DurabilityTests.executable()
-            process.arguments = ["serve", "--schema", TestGateway.carDealerSchema.path, "--seed", TestGateway.carDealerSeed.path,
-                                 "--db", database.path, "--port", "0", "--threads", "4", "--log-level", "warning"]
+            process.arguments = ["serve", "--schema", TestGateway.carDealerSchema.path, "--seed", TestGateway.carDealerSeed.path]
+                + storage + ["--port", "0", "--threads", "4", "--log-level", "warning"]
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: output)
             process.standardError = FileHandle.nullDevice
@@ -81,13 +82,15 @@ import Glibc
         }
     }
 
-    @Test func acknowledgedWritesSurviveKillNine() throws {
+    @Test(arguments: TestGateway.engines) func acknowledgedWritesSurviveKillNine(engine: TestGateway.Engine) throws {
         signal(SIGPIPE, SIG_IGN)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("durability-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("cardealer.sqlite")
-        let gateway = try GatewayProcess(database: database, output: directory.appendingPathComponent("first.out"))
+        let postgres = engine == .postgresql ? try PostgresTestDatabase() : nil
+        let storage = postgres.map { ["--database", $0.url] } ?? ["--db", database.path]
+        let gateway = try GatewayProcess(storage: storage, output: directory.appendingPathComponent("first.out"))
 
         // Writers: each creates people with two cars in one deep insert (three rows: a write
         // that could be half-applied), and renames a car of its own after every person.
@@ -132,7 +135,7 @@ import Glibc
         #expect(people.count >= 150, "the load ran: \(people.count) people acknowledged")
 
         // Restart on the same file: every acknowledged write is there.
-        let restarted = try GatewayProcess(database: database, output: directory.appendingPathComponent("second.out"))
+        let restarted = try GatewayProcess(storage: storage, output: directory.appendingPathComponent("second.out"))
         defer { restarted.stop() }
         for person in people {
             let response = try RawHTTPClient.send(port: restarted.port, target: "/CarDealer.svc/Person(\(person.id))?$expand=PersonCar",
@@ -152,16 +155,18 @@ import Glibc
         }
 
         // No write is half there: every person the writers made has both cars, acknowledged or not.
-        let check = try Database(path: database.path, readOnly: true)
+        let check: any SQLConnection = try postgres?.connect() ?? Database(path: database.path, readOnly: true)
         let partial = try check.rows("""
-            SELECT p.personID, count(pc.personCarID) FROM Person p LEFT JOIN PersonCar pc ON pc.personID = p.personID
-            WHERE p.lastName LIKE 'durable-%' GROUP BY p.personID HAVING count(pc.personCarID) <> 2
+            SELECT p."personID", count(pc."personCarID") FROM "Person" p LEFT JOIN "PersonCar" pc ON pc."personID" = p."personID"
+            WHERE p."lastName" LIKE 'durable-%' GROUP BY p."personID" HAVING count(pc."personCarID") <> 2
             """)
         #expect(partial.isEmpty, "half-applied deep inserts: \(partial)")
-        let stored = try check.rows("SELECT count(*) FROM Person WHERE lastName LIKE 'durable-%'")
+        let stored = try check.rows("SELECT count(*) FROM \"Person\" WHERE \"lastName\" LIKE 'durable-%'")
         if case .integer(let count)? = stored.first?.first {
             #expect(Int(count) >= people.count && Int(count) <= people.count + writers, "at most one unacknowledged insert per writer")
         }
+        // PostgreSQL enforces its foreign keys and recovers itself; SQLite's file is checked.
+        guard engine == .sqlite else { return }
         #expect(try check.rows("PRAGMA integrity_check") == [[.text("ok")]])
         #expect(try check.rows("PRAGMA foreign_key_check").isEmpty)
         #expect(try check.rows("PRAGMA journal_mode") == [[.text("wal")]])

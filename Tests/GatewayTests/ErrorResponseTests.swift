@@ -3,8 +3,7 @@ import Testing
 
 /// Bad requests get an OData error body with the right status, and never a crash.
 @Suite struct ErrorResponseTests {
-    let gateway: TestGateway
-    init() throws { gateway = try TestGateway() }
+    static func makeGateway(_ engine: TestGateway.Engine) throws -> TestGateway { try TestGateway(engine: engine) }
 
     @Test(arguments: [
         ("Person('one')", 400, "Edm.Int32"),
@@ -38,6 +37,7 @@ import Testing
         ("$metadata/x", 400, "$metadata"),
     ] as [(String, Int, String)])
     func malformedOrUnknownResources(target: String, status: Int, mention: String) throws {
+        let gateway = try TestGateway()
         let response = try gateway.get(target)
         #expect(response.status == status, "\(target): \(response.text)")
         let message = try response.errorMessage()
@@ -45,7 +45,8 @@ import Testing
         #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
     }
 
-    @Test func unknownServiceRootIsNotFound() throws {
+    @Test(arguments: TestGateway.engines) func unknownServiceRootIsNotFound(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         for target in ["/Other.svc/Person", "/CarDealer.svcX/Person", "/CarDealer.sv", "/Other.svc?x=/CarDealer.svc/Person"] {
             let response = try gateway.request("GET", target)
             #expect(response.status == 404, "\(target): \(response.text)")
@@ -57,7 +58,8 @@ import Testing
         }
     }
 
-    @Test func methodNotAllowed() throws {
+    @Test(arguments: TestGateway.engines) func methodNotAllowed(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let response = try gateway.request("TRACE", "Person")
         #expect([405, 501].contains(response.status))
         let batchGet = try gateway.get("$batch")
@@ -66,7 +68,8 @@ import Testing
         _ = try batchGet.errorMessage()
     }
 
-    @Test func unsupportedFormatsGetNotAcceptable() throws {
+    @Test(arguments: TestGateway.engines) func unsupportedFormatsGetNotAcceptable(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let response = try gateway.get("Person", accept: "text/csv")
         #expect(response.status == 406)
         _ = try response.errorMessage()
@@ -76,7 +79,8 @@ import Testing
         #expect(missing.text.contains("<message xml:lang=\"en-US\">"))
     }
 
-    @Test func versionNegotiation() throws {
+    @Test(arguments: TestGateway.engines) func versionNegotiation(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let tooNew = try gateway.request("GET", "Person", headers: ["Accept": "application/json", "DataServiceVersion": "3.0"])
         #expect(tooNew.status == 400)
         let oldClient = try gateway.request("GET", "Person?$inlinecount=allpages", headers: ["Accept": "application/json", "MaxDataServiceVersion": "1.0"])
@@ -88,10 +92,11 @@ import Testing
         #expect(garbage.status == 400)
     }
 
-    @Test func unexpectedFailuresAre500WithoutInternals() throws {
+    @Test(arguments: TestGateway.engines) func unexpectedFailuresAre500WithoutInternals(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         // Pull a table out from under the running gateway.
-        let database = try gateway.openDatabase()
-        try database.execute("PRAGMA foreign_keys=OFF; DROP TABLE \"PersonCarMaintenance\"")
+        let database = try gateway.openConnection()
+        try database.execute((engine == .sqlite ? "PRAGMA foreign_keys=OFF; " : "") + "DROP TABLE \"PersonCarMaintenance\"")
         let response = try gateway.get("PersonCarMaintenance")
         #expect(response.status == 500)
         let message = try response.errorMessage()
@@ -99,13 +104,15 @@ import Testing
         #expect(try gateway.get("Person(1)").status == 200, "the server carries on")
     }
 
-    @Test func longURIsAreRefusedWithTheBound() throws {
+    @Test(arguments: TestGateway.engines) func longURIsAreRefusedWithTheBound(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let response = try gateway.get("Person?$filter=" + String(repeating: "a", count: 9000))
         #expect(response.status == 400)
         #expect(try response.errorMessage().contains("maximum URI length"))
     }
 
-    @Test func garbageNeverCrashesTheServer() throws {
+    @Test(arguments: TestGateway.engines) func garbageNeverCrashesTheServer(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("()/$=',%?&abcPerson19 *-:;.\"\\\u{00e9}")
         for _ in 0..<300 {

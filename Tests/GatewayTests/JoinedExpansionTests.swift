@@ -41,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func carDealerChainsFiltersAndSelects() throws {
-        let gateway = try TestGateway()
+    @Test(arguments: TestGateway.engines) func carDealerChainsFiltersAndSelects(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine)
         try expectEachAsAlone(gateway, "PersonCarMaintenance", "$top=6&$expand=Maintenance", options: "$expand=Maintenance")
         try expectEachAsAlone(gateway, "PersonCarMaintenance", "$top=6&$expand=PersonCar/Car,Maintenance,PersonCar/Person",
                               options: "$expand=PersonCar/Car,Maintenance,PersonCar/Person")
@@ -56,8 +56,8 @@ import Testing
 
     /// Ordering by the expanded entity's property uses the same join, paging with keyset tokens
     /// keeps it, and a navigation path as the collection joins from its scope.
-    @Test func orderingPagingAndNavigationPaths() throws {
-        let gateway = try TestGateway { $0.defaultPageSize = 3 }
+    @Test(arguments: TestGateway.engines) func orderingPagingAndNavigationPaths(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine) { $0.defaultPageSize = 3 }
         try expectEachAsAlone(gateway, "PersonCarMaintenance", "$orderby=Maintenance/category desc,cost&$top=10&$expand=Maintenance,PersonCar",
                               options: "$expand=Maintenance,PersonCar")
         try expectEachAsAlone(gateway, "Person(1)/PersonCar", "$expand=Car", options: "$expand=Car")
@@ -113,8 +113,8 @@ import Testing
 
     /// A second schema: a composite foreign key, an optional end that joins to nothing (null),
     /// every simple type, and server paging of 2 with keyset tokens.
-    @Test func compositeKeysMissingTargetsAndPaging() throws {
-        let gateway = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
+    @Test(arguments: TestGateway.engines) func compositeKeysMissingTargetsAndPaging(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine, schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
                                       seed: TestGateway.fixtures.appendingPathComponent("InventorySeed"))
         try expectEachAsAlone(gateway, "Items", "$expand=Warehouse", options: "$expand=Warehouse")
         try expectEachAsAlone(gateway, "Notes", "$expand=Item/Warehouse", options: "$expand=Item/Warehouse")

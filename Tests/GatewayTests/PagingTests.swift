@@ -7,12 +7,10 @@ import Testing
 /// Server-driven paging: `__next` links walk a large set, every row exactly once, with
 /// `$top`, `$inlinecount` and navigation collections.
 @Suite struct PagingTests {
-    let gateway: TestGateway
-
-    init() throws {
-        gateway = try TestGateway { $0.defaultPageSize = 100 }
+    static func makeGateway(_ engine: TestGateway.Engine) throws -> TestGateway {
+        let gateway = try TestGateway(engine: engine) { $0.defaultPageSize = 100 }
         // 2,500 more people, with repeated last names so that ordering has ties to break.
-        let database = try gateway.openDatabase()
+        let database = try gateway.openConnection()
         let person = try #require(gateway.model.entitySet(named: "Person")).entityType
         let inserter = RowInserter(connection: database)
         try database.transaction {
@@ -20,10 +18,11 @@ import Testing
                 try inserter.insert(person, columns: [nil, .text("First\(n)"), .text("Last\(n % 37)"), .null, .integer(1_300_000_000_000 + Int64(n))])
             }
         }
+        return gateway
     }
 
     /// Follows `__next` from `target`; returns every entity's key and the number of pages.
-    private func walk(_ target: String, key: String = "personID") throws -> (keys: [Int], pages: Int, counts: [String]) {
+    private func walk(_ gateway: TestGateway, _ target: String, key: String = "personID") throws -> (keys: [Int], pages: Int, counts: [String]) {
         var keys: [Int] = []
         var counts: [String] = []
         var next: String? = target
@@ -46,39 +45,44 @@ import Testing
         return (keys, pages, counts)
     }
 
-    @Test func everyRowExactlyOnce() throws {
-        let (keys, pages, _) = try walk("Person")
+    @Test(arguments: TestGateway.engines) func everyRowExactlyOnce(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let (keys, pages, _) = try walk(gateway, "Person")
         #expect(keys == Array(1...2560))
         #expect(pages == 26)
     }
 
-    @Test func nextLinksKeepTheQueryAndUseAKeysetToken() throws {
+    @Test(arguments: TestGateway.engines) func nextLinksKeepTheQueryAndUseAKeysetToken(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let first = try gateway.get("Person?$inlinecount=allpages&custom=kept").d() as! [String: Any]
         let next = try #require(first["__next"] as? String)
         #expect(next.hasPrefix(gateway.root + "Person?"))
         #expect(next.contains("$inlinecount=allpages"))
         #expect(next.contains("custom=kept"))
         #expect(next.contains("$skiptoken=100"), "the token is the last key, not an offset: \(next)")
-        let (keys, _, counts) = try walk("Person?$inlinecount=allpages")
+        let (keys, _, counts) = try walk(gateway, "Person?$inlinecount=allpages")
         #expect(keys.count == 2560)
         #expect(Set(counts) == ["2560"], "every page counts all pages")
     }
 
-    @Test func topAcrossPages() throws {
-        let (keys, pages, _) = try walk("Person?$top=250&$skip=10")
+    @Test(arguments: TestGateway.engines) func topAcrossPages(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let (keys, pages, _) = try walk(gateway, "Person?$top=250&$skip=10")
         #expect(keys == Array(11...260))
         #expect(pages == 3)
-        let exact = try walk("Person?$top=100")
+        let exact = try walk(gateway, "Person?$top=100")
         #expect(exact.pages == 1, "a $top that fits the page is not cut")
     }
 
-    @Test func navigationCollectionsPageToo() throws {
-        let (keys, _, _) = try walk("Car(2)/PersonCar", key: "personCarID")
+    @Test(arguments: TestGateway.engines) func navigationCollectionsPageToo(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let (keys, _, _) = try walk(gateway, "Car(2)/PersonCar", key: "personCarID")
         #expect(!keys.isEmpty)
         #expect(keys == keys.sorted())
     }
 
-    @Test func aTamperedTokenIsABadRequest() throws {
+    @Test(arguments: TestGateway.engines) func aTamperedTokenIsABadRequest(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         #expect(try gateway.get("Person?$skiptoken='x").status == 400)
         #expect(try gateway.get("Person?$skiptoken=1,2,3").status == 400)
         #expect(try gateway.get("Person?$skiptoken=").status == 400)

@@ -6,8 +6,8 @@ import Testing
 /// `HTTPResponse.etag`); these requests go through the real server, one after another on fresh
 /// connections, so that a list shared by mistake with another answer's fields would show.
 @Suite struct ResponseHeaderTests {
-    @Test func everyJSONReadIsMarkedNoCacheAndNoSniff() throws {
-        let gateway = try TestGateway()
+    @Test(arguments: TestGateway.engines) func everyJSONReadIsMarkedNoCacheAndNoSniff(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine)
         let targets = [
             "Person(1)", "Person", "Person?$top=2", "Person?$inlinecount=allpages&$top=2", "Person(1)/PersonCar",
             "Person(1)?$expand=PersonCar", "Person(1)/firstName",
@@ -21,8 +21,8 @@ import Testing
         }
     }
 
-    @Test func collectionsNameTheirVersionAndCarryNoETag() throws {
-        let gateway = try TestGateway()
+    @Test(arguments: TestGateway.engines) func collectionsNameTheirVersionAndCarryNoETag(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine)
         // In turn, so that a version-2 answer between two version-1 ones would leave a trace.
         let expectations = [
             ("Person?$top=2", "1.0;"), ("Person?$inlinecount=allpages&$top=2", "2.0;"),
@@ -36,8 +36,8 @@ import Testing
         }
     }
 
-    @Test func anEntityAfterACollectionStillGetsItsETag() throws {
-        let gateway = try TestGateway()
+    @Test(arguments: TestGateway.engines) func anEntityAfterACollectionStillGetsItsETag(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine)
         _ = try gateway.get("Person?$top=2")
         let entity = try gateway.get("Person(1)")
         let tag = try #require(entity.header("ETag"))

@@ -5,13 +5,14 @@ import Testing
 
 /// A schema that shares nothing with the car dealer's is served all the same.
 @Suite struct SecondSchemaTests {
-    let gateway: TestGateway
-    init() throws {
-        gateway = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
+    static func makeGateway(_ engine: TestGateway.Engine) throws -> TestGateway {
+        let gateway = try TestGateway(engine: engine, schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
                                   seed: TestGateway.fixtures.appendingPathComponent("InventorySeed"))
+        return gateway
     }
 
-    @Test func everySimpleTypeInVerboseJSON() throws {
+    @Test(arguments: TestGateway.engines) func everySimpleTypeInVerboseJSON(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let item = try gateway.get("Items(1L)").d() as! [String: Any]
         #expect((item["__metadata"] as? [String: Any])?["type"] as? String == "Inventory.Model.Item")
         #expect((item["__metadata"] as? [String: Any])?["uri"] as? String == gateway.root + "Items(1L)")
@@ -34,7 +35,8 @@ import Testing
         #expect(try gateway.get("Items(4)").status == 200, "an Int64 key literal may omit the L")
     }
 
-    @Test func compositeKeysAddressAndLink() throws {
+    @Test(arguments: TestGateway.engines) func compositeKeysAddressAndLink(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let warehouse = try gateway.get("Warehouses(Region='north',Code=1)").d() as! [String: Any]
         #expect(warehouse["Name"] as? String == "North One", "store:Column maps Name to display_name")
         let uri = (warehouse["__metadata"] as? [String: Any])?["uri"] as? String
@@ -57,7 +59,8 @@ import Testing
         #expect(note["ItemId"] as? String == "1", "an exposed foreign key is an ordinary property")
     }
 
-    @Test func expandOverCompositeAndOptionalKeys() throws {
+    @Test(arguments: TestGateway.engines) func expandOverCompositeAndOptionalKeys(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let warehouses = try gateway.get("Warehouses?$expand=Items/Notes").d() as! [[String: Any]]
         #expect(warehouses.count == 3)
         let north1 = warehouses.first { $0["Region"] as? String == "north" && $0["Code"] as? Int == 1 }
@@ -69,7 +72,8 @@ import Testing
         #expect(orphan["Warehouse"] is NSNull)
     }
 
-    @Test func schemaPageSizeCutsWithANextLink() throws {
+    @Test(arguments: TestGateway.engines) func schemaPageSizeCutsWithANextLink(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         var labels: [String] = []
         var target = "Items"
         var pages = 0
@@ -94,7 +98,8 @@ import Testing
         #expect(pages == 3)
     }
 
-    @Test func metadataDescribesTheSecondSchema() throws {
+    @Test(arguments: TestGateway.engines) func metadataDescribesTheSecondSchema(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let response = try gateway.get("$metadata", accept: "application/xml")
         let served = try ModelLoader.load(CSDLReader.read(data: Data(response.body)))
         #expect(served.entitySets.map(\.name) == ["Warehouses", "Items", "Notes"])

@@ -6,14 +6,14 @@ import Testing
 /// Create, update and delete over HTTP against a real gateway and SQLite file, for every entity
 /// set of the car-dealer model.
 @Suite struct WriteCRUDTests {
-    let gateway: TestGateway
-    init() throws { gateway = try TestGateway() }
+    static func makeGateway(_ engine: TestGateway.Engine) throws -> TestGateway { try TestGateway(engine: engine) }
 
     static let stamp = "/Date(1577836800000)/"  // 2020-01-01T00:00:00
 
     // MARK: Create
 
-    @Test func createAnswers201WithLocationServerKeyAndETag() throws {
+    @Test(arguments: TestGateway.engines) func createAnswers201WithLocationServerKeyAndETag(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let response = try gateway.send("POST", "Person", json: [
             "personID": 0, "firstName": "Ann", "lastName": "Lee", "createDate": Self.stamp,
         ])
@@ -36,7 +36,8 @@ import Testing
         #expect((try read.d() as! [String: Any])["firstName"] as? String == "Ann")
     }
 
-    @Test func createInEverySetWithBindings() throws {
+    @Test(arguments: TestGateway.engines) func createInEverySetWithBindings(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let car = try gateway.send("POST", "Car", json: ["make": "Saab", "model": "900", "createStamp": Self.stamp])
         #expect(car.status == 201, "\(car.text)")
         let carURI = try #require(car.header("Location"))
@@ -79,11 +80,12 @@ import Testing
         #expect(try gateway.entity(recordPath + "/PersonCar")["personCarID"] as? Int == 107)
 
         // The hidden foreign-key columns hold the links.
-        let rows = try gateway.openDatabase().rows("SELECT personID, carID FROM PersonCar WHERE personCarID = 107")
+        let rows = try gateway.openConnection().rows("SELECT \"personID\", \"carID\" FROM \"PersonCar\" WHERE \"personCarID\" = 107")
         #expect(rows == [[.integer(3), .integer(91)]])
     }
 
-    @Test func deepInsertCreatesTheWholeTreeInOneTransaction() throws {
+    @Test(arguments: TestGateway.engines) func deepInsertCreatesTheWholeTreeInOneTransaction(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let response = try gateway.send("POST", "Person", json: [
             "firstName": "Deep", "lastName": "Insert", "createDate": Self.stamp,
             "PersonCar": [
@@ -129,7 +131,8 @@ import Testing
         #expect(try gateway.tableContents() == before)
     }
 
-    @Test func postToANavigationPropertyCreatesAndLinks() throws {
+    @Test(arguments: TestGateway.engines) func postToANavigationPropertyCreatesAndLinks(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let created = try gateway.send("POST", "Person(2)/PersonCar", json: [
             "createStamp": Self.stamp, "Car": ["__metadata": ["uri": "Car(7)"]],
         ])
@@ -164,7 +167,8 @@ import Testing
 
     // MARK: Update
 
-    @Test func putReplacesTheEntityAndResetsWhatItLeavesOut() throws {
+    @Test(arguments: TestGateway.engines) func putReplacesTheEntityAndResetsWhatItLeavesOut(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let carsBefore = (try gateway.get("Person(2)/PersonCar").d() as! [Any]).count
         let put = try gateway.send("PUT", "Person(2)", json: ["firstName": "Alicia", "lastName": "Samson", "createDate": Self.stamp])
         #expect(put.status == 204, "\(put.text)")
@@ -190,7 +194,8 @@ import Testing
         #expect(try gateway.tableContents() == before)
     }
 
-    @Test func mergeAndPatchChangeOnlyWhatIsSent() throws {
+    @Test(arguments: TestGateway.engines) func mergeAndPatchChangeOnlyWhatIsSent(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let merge = try gateway.send("MERGE", "Person(3)", json: ["ssn": "123-45-6789"])
         #expect(merge.status == 204, "\(merge.text)")
         let person = try gateway.entity("Person(3)")
@@ -211,7 +216,8 @@ import Testing
         #expect(try gateway.entity("PersonCarMaintenance(2)")["notes"] as? String == "checked")
     }
 
-    @Test func methodsTunnelThroughPost() throws {
+    @Test(arguments: TestGateway.engines) func methodsTunnelThroughPost(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let merge = try gateway.send("POST", "Car(4)", json: ["model": "Tunnelled"], headers: ["X-HTTP-Method": "MERGE"])
         #expect(merge.status == 204, "\(merge.text)")
         #expect(try gateway.entity("Car(4)")["model"] as? String == "Tunnelled")
@@ -229,7 +235,8 @@ import Testing
         #expect(try gateway.send("POST", "Car(4)", json: [:], headers: ["X-HTTP-Method": "GET"]).status == 400)
     }
 
-    @Test func oneProperty() throws {
+    @Test(arguments: TestGateway.engines) func oneProperty(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let put = try gateway.send("PUT", "Person(4)/firstName", json: ["firstName": "Jim"])
         #expect(put.status == 204, "\(put.text)")
         #expect(try gateway.entity("Person(4)/firstName")["firstName"] as? String == "Jim")
@@ -266,7 +273,8 @@ import Testing
         #expect(try gateway.tableContents() == before)
     }
 
-    @Test func bindingsInAnUpdateRelink() throws {
+    @Test(arguments: TestGateway.engines) func bindingsInAnUpdateRelink(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         #expect(try gateway.send("MERGE", "PersonCar(1)", json: ["Car": ["__metadata": ["uri": "Car(9)"]]]).status == 204)
         #expect(try gateway.entity("PersonCar(1)/Car")["carID"] as? Int == 9)
         #expect(try gateway.send("PUT", "PersonCar(1)", json: ["createStamp": Self.stamp, "Person": ["__metadata": ["uri": gateway.root + "Person(5)"]]]).status == 204)
@@ -290,7 +298,8 @@ import Testing
 
     // MARK: Delete
 
-    @Test func deleteAnEntityOfEverySet() throws {
+    @Test(arguments: TestGateway.engines) func deleteAnEntityOfEverySet(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let car = try gateway.send("POST", "Car", json: ["make": "Mini", "model": "Cooper", "createStamp": Self.stamp])
         let person = try gateway.send("POST", "Person", json: ["firstName": "Del", "lastName": "Ete", "createDate": Self.stamp])
         let maintenance = try gateway.send("POST", "Maintenance", json: ["description": "Wipers", "category": "Body", "laborHours": 0, "standardPrice": 5])
@@ -319,7 +328,8 @@ import Testing
         #expect(next.header("Location") == gateway.root + "Car(92)")
     }
 
-    @Test func deletingAnEntityOthersReferToIsAConflictNamingTheRelationship() throws {
+    @Test(arguments: TestGateway.engines) func deletingAnEntityOthersReferToIsAConflictNamingTheRelationship(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         let before = try gateway.tableContents()
         let cases = [
             ("Person(1)", "FK_PersonCar_Person"), ("Car(2)", "FK_PersonCar_Car"),

@@ -4,14 +4,14 @@ import Testing
 /// ETags and conditional requests: every entity carries one, If-Match guards writes (412),
 /// If-None-Match spares reads (304), and of clients racing with the same ETag exactly one wins.
 @Suite struct WriteConcurrencyTests {
-    let gateway: TestGateway
-    init() throws { gateway = try TestGateway() }
+    static func makeGateway(_ engine: TestGateway.Engine) throws -> TestGateway { try TestGateway(engine: engine) }
 
-    func etag(_ target: String) throws -> String {
+    func etag(_ gateway: TestGateway, _ target: String) throws -> String {
         try #require(try gateway.get(target).header("ETag"))
     }
 
-    @Test func everyEntityHasAnETagInMetadataAndHeader() throws {
+    @Test(arguments: TestGateway.engines) func everyEntityHasAnETagInMetadataAndHeader(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         for set in ["Person", "Car", "PersonCar", "Maintenance", "PersonCarMaintenance"] {
             let first = try #require((try gateway.get("\(set)?$top=1").d() as? [[String: Any]])?.first)
             let metadata = try #require(first["__metadata"] as? [String: Any])
@@ -22,19 +22,20 @@ import Testing
         }
         // Expanded entities carry theirs too, and a property response carries its entity's.
         let expanded = try gateway.entity("PersonCar(1)?$expand=Car")
-        #expect(((expanded["Car"] as? [String: Any])?["__metadata"] as? [String: Any])?["etag"] as? String == (try etag("Car(2)")))
-        #expect(try gateway.get("Person(1)/firstName").header("ETag") == (try etag("Person(1)")))
+        #expect(((expanded["Car"] as? [String: Any])?["__metadata"] as? [String: Any])?["etag"] as? String == (try etag(gateway, "Car(2)")))
+        #expect(try gateway.get("Person(1)/firstName").header("ETag") == (try etag(gateway, "Person(1)")))
         // Different entities, different tags.
-        #expect(try etag("Person(1)") != (try etag("Person(2)")))
+        #expect(try etag(gateway, "Person(1)") != (try etag(gateway, "Person(2)")))
     }
 
-    @Test func ifMatchGuardsUpdatesAndDeletes() throws {
-        let original = try etag("Person(6)")
+    @Test(arguments: TestGateway.engines) func ifMatchGuardsUpdatesAndDeletes(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let original = try etag(gateway, "Person(6)")
         let update = try gateway.send("MERGE", "Person(6)", json: ["ssn": "111"], headers: ["If-Match": original])
         #expect(update.status == 204)
         let current = try #require(update.header("ETag"))
         #expect(current != original, "a change changes the ETag")
-        #expect(try etag("Person(6)") == current)
+        #expect(try etag(gateway, "Person(6)") == current)
 
         let before = try gateway.tableContents()
         for method in ["PUT", "MERGE", "PATCH"] {
@@ -50,9 +51,9 @@ import Testing
 
         // `*`, the tag without its weak prefix, and a list that contains it all match.
         #expect(try gateway.send("MERGE", "Person(6)", json: ["ssn": "222"], headers: ["If-Match": "*"]).status == 204)
-        let tag = try etag("Person(6)")
+        let tag = try etag(gateway, "Person(6)")
         #expect(try gateway.send("MERGE", "Person(6)", json: ["ssn": "333"], headers: ["If-Match": String(tag.dropFirst(2))]).status == 204)
-        let next = try etag("Person(6)")
+        let next = try etag(gateway, "Person(6)")
         #expect(try gateway.send("MERGE", "Person(6)", json: ["ssn": "444"], headers: ["If-Match": "W/\"0000000000000000\", \(next)"]).status == 204)
         #expect(try gateway.send("PUT", "Person(6)", json: [:], headers: ["If-None-Match": "*"]).status == 400)
 
@@ -62,14 +63,16 @@ import Testing
         #expect(try gateway.send("DELETE", "Person(61)", body: [], headers: ["If-Match": freshTag, "Content-Type": ""]).status == 204)
     }
 
-    @Test func aLinkChangeChangesTheDependentsETag() throws {
-        let before = try etag("PersonCar(2)")
+    @Test(arguments: TestGateway.engines) func aLinkChangeChangesTheDependentsETag(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let before = try etag(gateway, "PersonCar(2)")
         #expect(try gateway.send("PUT", "PersonCar(2)/$links/Car", json: ["uri": "Car(8)"]).status == 204)
-        #expect(try etag("PersonCar(2)") != before)
+        #expect(try etag(gateway, "PersonCar(2)") != before)
     }
 
-    @Test func ifNoneMatchOnGetAnswers304() throws {
-        let tag = try etag("Car(3)")
+    @Test(arguments: TestGateway.engines) func ifNoneMatchOnGetAnswers304(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
+        let tag = try etag(gateway, "Car(3)")
         let notModified = try gateway.request("GET", "Car(3)", headers: ["Accept": "application/json", "If-None-Match": tag])
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
@@ -87,16 +90,16 @@ import Testing
         #expect(try gateway.request("GET", "Car(3)", headers: ["Accept": "application/json", "If-Match": tag]).status == 412)
     }
 
-    @Test func ofClientsRacingWithTheSameETagExactlyOneWins() throws {
+    @Test(arguments: TestGateway.engines) func ofClientsRacingWithTheSameETagExactlyOneWins(engine: TestGateway.Engine) throws {
+        let gateway = try Self.makeGateway(engine)
         for round in 0..<5 {
-            let tag = try etag("Person(7)")
+            let tag = try etag(gateway, "Person(7)")
             let contenders = 8
             let statuses = Statuses()
             let start = DispatchSemaphore(value: 0)
             let group = DispatchGroup()
             for contender in 0..<contenders {
                 group.enter()
-                let gateway = self.gateway
                 Thread.detachNewThread {
                     defer { group.leave() }
                     start.wait()

@@ -128,6 +128,12 @@ struct DatabaseFailure: ODataResponseError {
     }
 
     var detail: String? { error.description }
+
+    /// A 503 says when to try again: the database was busy, or the write lost a race with
+    /// another (a serialization failure retried to its bound) or a connection being re-established.
+    var headers: [(String, String)] {
+        error.isBusy || error.isAborted ? [("Retry-After", "1")] : []
+    }
 }
 
 extension ODataService {

@@ -72,7 +72,7 @@ public enum ExpressionTranslator {
     private static func value(_ expression: BoundExpression, _ context: inout SQLBuildContext) -> String {
         switch expression {
         case .literal(let value, let type):
-            return context.bind(parameter(value, type, exact: context.dialect.exactDecimal != nil))
+            return context.bind(parameter(value, type, exact: context.dialect.exactDecimal != nil), of: type)
         case .member(let path):
             let column = context.dialect.column(context.alias(for: path.navigations), path.property.columnName)
             switch path.property.type {
@@ -114,11 +114,9 @@ public enum ExpressionTranslator {
                 return function + "(" + l + ", " + r + ")"
             }
             switch op {
-            case .add: return inRange("(" + l + " + " + r + ")", type, context.dialect)
-            case .subtract: return inRange("(" + l + " - " + r + ")", type, context.dialect)
-            case .multiply: return inRange("(" + l + " * " + r + ")", type, context.dialect)
             // Integer operands divide with truncation toward zero, as in .NET.
-            case .divide: return inRange("(" + l + " / " + r + ")", type, context.dialect)
+            case .add, .subtract, .multiply, .divide:
+                return inRange(context.dialect.arithmetic(op, l, r, integral: type?.isIntegral ?? false), type, context.dialect)
             // The integer remainder is never out of range.
             case .modulo: return context.dialect.remainder(l, r, integral: type?.isIntegral ?? true)
             }

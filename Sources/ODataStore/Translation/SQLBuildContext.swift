@@ -29,6 +29,12 @@ public struct SQLBuildContext {
         return placeholder
     }
 
+    /// Adds a parameter holding a value of `type` (a literal of `$filter`), and returns the
+    /// text that stands for it (`SQLDialect.parameter(_:of:)`).
+    public mutating func bind(_ value: SQLValue, of type: PrimitiveType?) -> String {
+        dialect.parameter(bind(value), of: type)
+    }
+
     /// Adds a parameter for component `component` of the key of the path's segment `segment`,
     /// and returns its placeholder.
     public mutating func bindPathKey(_ value: SQLValue, segment: Int, component: Int) -> String {

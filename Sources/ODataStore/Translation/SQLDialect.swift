@@ -58,6 +58,15 @@ public protocol SQLDialect: Sendable {
 
     /// The column type of a primitive type in DDL.
     func columnType(_ type: PrimitiveType) -> String
+
+    /// A parameter (`placeholder`) holding a value of `type` in its storage representation
+    /// (`SQLValue+EDM.swift`), as the engine must see it: a Boolean is bound as 0 or 1, which an
+    /// engine with a boolean type compares as one. Default: the placeholder.
+    func parameter(_ placeholder: String, of type: PrimitiveType?) -> String
+    /// `left op right` for the arithmetic operators but `mod` (`remainder`): `integral` operands
+    /// divide with truncation toward zero, and the result goes through `integerResult`. A
+    /// division by zero is NULL. Default: the operator between the operands, as SQLite computes it.
+    func arithmetic(_ op: ArithmeticOperator, _ left: String, _ right: String, integral: Bool) -> String
     /// The type and constraint of a key column whose values the engine assigns (an identity
     /// key), as DDL: a key once assigned is never assigned again, even after its entity is
     /// deleted, so that a deleted entity's URI never comes back.
@@ -75,6 +84,22 @@ extension SQLDialect {
     public var deferForeignKeyChecks: String? { nil }
     public var exactDecimal: ExactDecimalSQL? { nil }
 
+    public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String { placeholder }
+
+    public func arithmetic(_ op: ArithmeticOperator, _ left: String, _ right: String, integral: Bool) -> String {
+        let symbol: String
+        switch op {
+        case .add: symbol = " + "
+        case .subtract: symbol = " - "
+        case .multiply: symbol = " * "
+        case .divide: symbol = " / "
+        case .modulo: return remainder(left, right, integral: integral)
+        }
+        return "(" + left + symbol + right + ")"
+    }
+}
+
+extension SQLDialect {
     /// `alias."column"`.
     public func column(_ alias: String, _ column: String) -> String {
         alias + "." + quote(column)

@@ -38,20 +38,26 @@ extension TestGateway {
         return entity
     }
 
-    /// Every row of every table of the model (and SQLite's sequence table): equal snapshots
-    /// mean the database did not change.
+    /// Every row of every table of the model (and, on SQLite, its sequence table): equal
+    /// snapshots mean the database did not change. PostgreSQL's sequences are not
+    /// transactional: a rolled-back insert leaves its key unused, never handed out again.
     func tableContents() throws -> [String: [[SQLValue]]] {
-        let database = try openDatabase()
+        let database = try openConnection()
+        let dialect = database.dialect
         var contents: [String: [[SQLValue]]] = [:]
         for type in model.entityTypes {
-            contents[type.tableName] = try database.rows("SELECT * FROM \(SQLiteDialect().quote(type.tableName)) ORDER BY rowid")
+            let keys = type.keyProperties.map { dialect.quote($0.columnName) }.joined(separator: ", ")
+            contents[type.tableName] = try database.rows("SELECT * FROM \(dialect.quote(type.tableName)) ORDER BY \(keys)")
         }
-        contents["sqlite_sequence"] = try database.rows("SELECT name, seq FROM sqlite_sequence ORDER BY name")
+        if engine == .sqlite {
+            contents["sqlite_sequence"] = try database.rows("SELECT name, seq FROM sqlite_sequence ORDER BY name")
+        }
         return contents
     }
 
     func rowCount(_ table: String) throws -> Int {
-        guard case .integer(let count)? = try openDatabase().rows("SELECT count(*) FROM \(SQLiteDialect().quote(table))").first?.first else { return -1 }
+        let database = try openConnection()
+        guard case .integer(let count)? = try database.rows("SELECT count(*) FROM \(database.dialect.quote(table))").first?.first else { return -1 }
         return Int(count)
     }
 }

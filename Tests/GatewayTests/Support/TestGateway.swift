@@ -5,11 +5,23 @@ import Logging
 @testable import ODataHTTP
 import ODataSerialization
 import ODataStore
+import PostgresStore
 import SQLiteStore
 
-/// A real gateway for one test: a fresh SQLite file seeded from a seed folder, served by the
+/// A real gateway for one test: a fresh SQLite file (or, with `engine: .postgresql`, a fresh
+/// PostgreSQL database, `PostgresTestDatabase`) seeded from a seed folder, served by the
 /// libmicrohttpd server on an ephemeral loopback port.
 final class TestGateway: @unchecked Sendable {
+    /// The storage engine under the gateway: suites that test the service take it as an argument.
+    enum Engine: String, CustomStringConvertible, Sendable {
+        case sqlite, postgresql
+        var description: String { rawValue }
+    }
+
+    /// SQLite, and PostgreSQL when the suite has a server (or must have one: then its absence fails).
+    static let engines: [Engine] = PostgresTestDatabase.serverURL != nil || PostgresTestDatabase.isRequired
+        ? [.sqlite, .postgresql] : [.sqlite]
+
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let carDealerSchema = repositoryRoot.appendingPathComponent("Schema/CarDealer.edmx")
@@ -25,21 +37,20 @@ final class TestGateway: @unchecked Sendable {
     /// The access rules in force, when the gateway was made with an access file.
     let access: AccessControl?
     var accessFilePath: String { directory.appendingPathComponent("access.json").path }
+    let engine: Engine
+    /// The PostgreSQL database under a `.postgresql` gateway, dropped with it.
+    let postgres: PostgresTestDatabase?
 
     var root: String { "http://127.0.0.1:\(port)/CarDealer.svc/" }
 
-    init(schema: URL = TestGateway.carDealerSchema, seed: URL? = TestGateway.carDealerSeed,
+    init(engine: Engine = .sqlite, schema: URL = TestGateway.carDealerSchema, seed: URL? = TestGateway.carDealerSeed,
          access accessFile: AccessFile? = nil,
          configure: (inout ODataService.Configuration) -> Void = { _ in }) throws {
         model = try ModelLoader.load(contentsOf: schema)
+        self.engine = engine
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("test.sqlite").path
-        let database = try Database(path: databasePath)
-        try database.configureForService()
-        try SchemaBuilder(model: model, dialect: SQLiteDialect()).createSchema(in: database)
-        if let seed { try SeedLoader(model: model).load(from: seed, into: database) }
-
         var configuration = ODataService.Configuration()
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
@@ -51,7 +62,24 @@ final class TestGateway: @unchecked Sendable {
         } else {
             access = nil
         }
-        service = try ODataService(model: model, store: SQLiteStore(path: databasePath), configuration: configuration, logger: logger, access: access)
+        switch engine {
+        case .sqlite:
+            postgres = nil
+            let database = try Database(path: databasePath)
+            try database.configureForService()
+            try SchemaBuilder(model: model, dialect: SQLiteDialect()).createSchema(in: database)
+            if let seed { try SeedLoader(model: model).load(from: seed, into: database) }
+            service = try ODataService(model: model, store: SQLiteStore(path: databasePath), configuration: configuration, logger: logger, access: access)
+        case .postgresql:
+            let postgres = try PostgresTestDatabase()
+            self.postgres = postgres
+            let connection = try postgres.connect()
+            let schema = PostgresSchema(model: model)
+            try schema.createSchema(on: connection)
+            if let seed { try SeedLoader(model: model).load(from: seed, into: connection) }
+            try schema.advanceIdentities(on: connection)
+            service = try ODataService(model: model, store: try PostgresStore(url: postgres.url), configuration: configuration, logger: logger, access: access)
+        }
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.configureForODataService()
         serverConfiguration.port = 0
@@ -92,6 +120,13 @@ final class TestGateway: @unchecked Sendable {
             return pair[..<equals] + "=" + percentEncoded(String(pair[pair.index(after: equals)...]))
         }
         return target[..<mark] + "?" + pairs.joined(separator: "&")
+    }
+
+    /// A separate connection to the gateway's database, whichever the engine, for setting up
+    /// rows and checking what the gateway wrote.
+    func openConnection() throws -> any SQLConnection {
+        if let postgres { return try postgres.connect() }
+        return try openDatabase()
     }
 
     /// A separate connection to the same database file, for checking what the gateway wrote.

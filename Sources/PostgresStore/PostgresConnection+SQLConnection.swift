@@ -1,0 +1,43 @@
+import ODataStore
+
+/// The connection as the engine-neutral builders use it: statements by SQL text, each read
+/// request in one snapshot, transactions, DDL and the catalog.
+extension PostgresConnection: SQLConnection {
+    public var dialect: any SQLDialect { PostgresDialect() }
+
+    public func statement(_ key: StatementKey) throws -> any SQLStatement {
+        cachedStatement(key) { PostgresStatement(connection: self, sql: key.sql) }
+    }
+
+    /// `REPEATABLE READ READ ONLY`: every read of the request sees one snapshot. Inside a
+    /// transaction (a write's own reads), `body` runs in it.
+    public func readScope<T>(_ body: () throws -> T) throws -> T {
+        if isInTransaction { return try body() }
+        return try transaction(.readSnapshot, retries: 0, body)
+    }
+
+    /// A write transaction (with its retries on serialization failures), or a savepoint inside one.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        guard isInTransaction else { return try transaction(.write, body) }
+        try execute("SAVEPOINT nested")
+        do {
+            let result = try body()
+            try execute("RELEASE SAVEPOINT nested")
+            return result
+        } catch {
+            if !isBroken { try? execute("ROLLBACK TO SAVEPOINT nested") }
+            throw error
+        }
+    }
+
+    public func execute(_ sql: String) throws {
+        let run: (String) throws(PostgresError) -> Void = executeSimple
+        try run(sql)
+    }
+
+    public func tableExists(_ name: String) throws -> Bool {
+        let rows = try query("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1",
+                             [.text(name)]).rows
+        return rows.first?.first != .integer(0)
+    }
+}

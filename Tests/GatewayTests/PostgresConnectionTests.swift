@@ -1,0 +1,156 @@
+import Foundation
+import ODataStore
+import PostgresStore
+import Testing
+
+/// The libpq binding against a real server: values keep their kind and bytes both ways, errors
+/// are told apart by SQLSTATE, a serialization failure is retried, and a dropped connection is
+/// re-established on the next statement.
+@Suite(PostgresTestDatabase.enabled) struct PostgresConnectionTests {
+    @Test func valuesRoundTripWithTheirKinds() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        try connection.execute("""
+            CREATE TABLE v (id BIGINT PRIMARY KEY, small SMALLINT, flag BOOLEAN, real DOUBLE PRECISION,
+                            amount NUMERIC(12,3), name TEXT COLLATE "C", data BYTEA)
+            """)
+        let rows: [[SQLValue]] = [
+            [.integer(Int64.max), .integer(-32768), .integer(1), .real(2.5), .text("12.125"), .text("plain"), .blob([0, 1, 0xFF])],
+            [.integer(Int64.min), .integer(7), .integer(0), .real(-1e300), .text("-0.5"), .text("zeta ünïcode ß 🚗"), .blob([])],
+            [.integer(0), .null, .null, .real(.infinity), .null, .text(""), .null],
+            [.integer(1), .integer(0), .integer(1), .real(0.1), .text("3"), .text("O'Brien \"q\" \\ {x}"), .blob(Array(0...255))],
+        ]
+        for row in rows {
+            _ = try connection.query("INSERT INTO v VALUES ($1, $2, ($3 <> 0), $4, $5, $6, $7)", row)
+        }
+        let read = try connection.rows("SELECT id, small, flag, real, amount, name, data FROM v ORDER BY id")
+        let expected = rows.sorted { a, b in
+            guard case .integer(let x) = a[0], case .integer(let y) = b[0] else { return false }
+            return x < y
+        }.map { row in
+            // NUMERIC(12,3) keeps three decimals.
+            var row = row
+            if case .text(let amount) = row[4] {
+                row[4] = .text(["12.125": "12.125", "-0.5": "-0.500", "3": "3.000"][amount]!)
+            }
+            return row
+        }
+        #expect(read == expected)
+    }
+
+    @Test func statementsArePreparedOncePerConnection() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        for value in 1...5 {
+            #expect(try connection.rows("SELECT $1 + 1", [.integer(Int64(value))]) == [[.integer(Int64(value + 1))]])
+        }
+        let prepared = try connection.rows("SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT $1 + 1'")
+        #expect(prepared == [[.integer(1)]])
+    }
+
+    @Test func textHoldingNULIsRefusedNotCut() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        #expect(throws: PostgresError.self) { try connection.rows("SELECT $1", [.text("a\u{0}b")]) }
+        #expect(try connection.rows("SELECT length($1)", [.text("a b")]) == [[.integer(3)]])
+    }
+
+    @Test func errorsAreToldApartBySQLState() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        try connection.execute("CREATE TABLE p (id BIGINT PRIMARY KEY); CREATE TABLE d (id BIGINT PRIMARY KEY, p BIGINT REFERENCES p (id))")
+        _ = try connection.query("INSERT INTO p VALUES ($1)", [.integer(1)])
+        func failure(_ body: () throws -> Void) -> PostgresError? {
+            do { try body() } catch let error as PostgresError { return error } catch { Issue.record("\(error)") }
+            return nil
+        }
+        let duplicate = failure { _ = try connection.query("INSERT INTO p VALUES ($1)", [.integer(1)]) }
+        #expect(duplicate?.sqlState == "23505")
+        #expect(duplicate?.isConstraintViolation == true && duplicate?.isBusy == false)
+        let dangling = failure { _ = try connection.query("INSERT INTO d VALUES ($1, $2)", [.integer(1), .integer(99)]) }
+        #expect(dangling?.sqlState == "23503" && dangling?.isConstraintViolation == true)
+        _ = try connection.query("INSERT INTO d VALUES ($1, $2)", [.integer(1), .integer(1)])
+        let stillReferenced = failure { _ = try connection.query("DELETE FROM p WHERE id = $1", [.integer(1)]) }
+        #expect(stillReferenced?.sqlState == "23503")
+        let typo = failure { _ = try connection.query("SELEKT 1") }
+        #expect(typo?.sqlState == "42601" && typo?.isBusy == false && typo?.isConstraintViolation == false)
+        // The connection is still usable after each failure.
+        #expect(try connection.rows("SELECT count(*) FROM d") == [[.integer(1)]])
+    }
+
+    /// Two transactions change the same row: the later one fails to serialize, is run again,
+    /// and then sees the other's change. With no retries left, the failure is busy (503).
+    @Test func serializationFailuresAreRetriedThenBusy() throws {
+        let database = try PostgresTestDatabase()
+        let first = try database.connect()
+        let second = try database.connect()
+        try first.execute("CREATE TABLE counter (id BIGINT PRIMARY KEY, value BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0)")
+        var attempts = 0
+        let seen = try first.transaction(.write) { () throws -> SQLValue in
+            attempts += 1
+            let value = try first.rows("SELECT value FROM counter WHERE id = 1")[0][0]
+            if attempts == 1 {
+                // Another gateway's write lands after this transaction's snapshot was taken.
+                _ = try second.query("UPDATE counter SET value = value + 10 WHERE id = $1", [.integer(1)])
+            }
+            _ = try first.query("UPDATE counter SET value = value + 1 WHERE id = $1", [.integer(1)])
+            return value
+        }
+        #expect(attempts == 2)
+        #expect(seen == .integer(10))
+        #expect(try second.rows("SELECT value FROM counter") == [[.integer(11)]])
+
+        var busy: PostgresError?
+        do {
+            try first.transaction(.write, retries: 0) {
+                _ = try first.rows("SELECT value FROM counter WHERE id = 1")
+                _ = try second.query("UPDATE counter SET value = 0 WHERE id = $1", [.integer(1)])
+                _ = try first.query("UPDATE counter SET value = 5 WHERE id = $1", [.integer(1)])
+            }
+        } catch let error as PostgresError {
+            busy = error
+        }
+        #expect(busy?.sqlState == "40001")
+        #expect(busy?.isAborted == true && busy?.isConstraintViolation == false)
+        #expect(try second.rows("SELECT value FROM counter") == [[.integer(0)]])
+        #expect(!first.isInTransaction)
+    }
+
+    /// A write transaction that throws leaves nothing behind.
+    @Test func aThrowingTransactionRollsBack() throws {
+        struct Refused: Error {}
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        try connection.execute("CREATE TABLE t (id BIGINT PRIMARY KEY)")
+        #expect(throws: Refused.self) {
+            try connection.transaction(.write) {
+                _ = try connection.query("INSERT INTO t VALUES ($1)", [.integer(1)])
+                throw Refused()
+            }
+        }
+        #expect(!connection.isInTransaction)
+        #expect(try connection.rows("SELECT count(*) FROM t") == [[.integer(0)]])
+    }
+
+    /// The server ends the connection (as a restart does): the statement that sees it fails as
+    /// busy, and the next one runs on a new connection, with its statements prepared again.
+    @Test func aDroppedConnectionIsReestablishedOnTheNextStatement() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        let admin = try database.connect()
+        let pid = try connection.rows("SELECT pg_backend_pid()")[0][0]
+        #expect(try connection.rows("SELECT $1 * 2", [.integer(21)]) == [[.integer(42)]])
+        _ = try admin.query("SELECT pg_terminate_backend(CAST($1 AS INTEGER))", [pid])
+        var lost: PostgresError?
+        do { _ = try connection.rows("SELECT $1 * 2", [.integer(21)]) } catch { lost = error }
+        #expect(lost?.isConnectionFailure == true && lost?.isBusy == true, "\(String(describing: lost))")
+        #expect(try connection.rows("SELECT $1 * 2", [.integer(21)]) == [[.integer(42)]])
+        #expect(try connection.rows("SELECT pg_backend_pid()")[0][0] != pid)
+    }
+
+    @Test func anUnreachableServerIsAConnectionFailure() throws {
+        var error: PostgresError?
+        do { _ = try PostgresConnection(url: "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2") } catch let failure { error = failure }
+        #expect(error?.isConnectionFailure == true && error?.isBusy == true)
+    }
+}

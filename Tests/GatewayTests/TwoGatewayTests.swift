@@ -1,0 +1,130 @@
+import Foundation
+import PostgresStore
+import Testing
+
+/// Two `dealer-gateway` processes serving one PostgreSQL database, as behind a load balancer:
+/// neither holds state the other lacks, and an ETag check and its update are one atomic step
+/// across both.
+@Suite(PostgresTestDatabase.enabled, .serialized) struct TwoGatewayTests {
+    /// Two gateways on a new database: the first creates and seeds it, the second finds it.
+    static func gateways(_ database: PostgresTestDatabase) throws -> (GatewayProcess, GatewayProcess) {
+        let arguments = ["serve", "--schema", "Schema/CarDealer.edmx", "--seed", "SeedData", "--database", database.url,
+                         "--port", "0", "--threads", "2"]
+        let first = try GatewayProcess(arguments: arguments)
+        let second = try GatewayProcess(arguments: arguments)
+        return (first, second)
+    }
+
+    static func send(_ gateway: GatewayProcess, _ method: String, _ target: String, body: String = "",
+                     headers: [String: String] = [:]) throws -> RawHTTPResponse {
+        try send(port: gateway.port, method, target, body: body, headers: headers)
+    }
+
+    static func send(port: UInt16, _ method: String, _ target: String, body: String = "",
+                     headers: [String: String] = [:]) throws -> RawHTTPResponse {
+        var headers = headers
+        headers["Accept"] = "application/json"
+        if !body.isEmpty && headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
+        return try RawHTTPClient.send(port: port, method: method, target: "/CarDealer.svc/" + target, headers: headers,
+                                      body: Array(body.utf8))
+    }
+
+    /// The same If-Match sent to both at once: exactly one update wins (204), the other finds
+    /// the entity changed (412), round after round. In the odd rounds a third connection holds
+    /// the row locked until both gateways have checked the tag and wait to update it, so that
+    /// both checks pass against the same version: only an atomic check and update then refuse
+    /// the second (a read-committed re-check of the UPDATE alone would let both win).
+    @Test func theSameIfMatchToBothGivesOne204AndOne412() throws {
+        let database = try PostgresTestDatabase()
+        let (first, second) = try Self.gateways(database)
+        defer { _ = first.stop(); _ = second.stop() }
+        let locker = try database.connect()
+        for round in 0..<8 {
+            let person = try first.get("Person(\(round + 1))")
+            let tag = try #require(person.header("ETag"))
+            let holdsLock = round % 2 == 1
+            if holdsLock {
+                try locker.execute("BEGIN")
+                _ = try locker.rows("SELECT 1 FROM \"Person\" WHERE \"personID\" = $1 FOR UPDATE", [.integer(Int64(round + 1))])
+            }
+            let statuses = Statuses()
+            let group = DispatchGroup()
+            for (index, port) in [first.port, second.port].enumerated() {
+                DispatchQueue.global().async(group: group) {
+                    let status = (try? Self.send(port: port, "MERGE", "Person(\(round + 1))", body: #"{"lastName":"Gateway\#(index)"}"#,
+                                                 headers: ["If-Match": tag]).status) ?? -1
+                    statuses.append(status)
+                }
+            }
+            if holdsLock {
+                usleep(500_000)
+                try locker.execute("COMMIT")
+            }
+            group.wait()
+            #expect(statuses.sorted == [204, 412], "round \(round)")
+            // Both read the winner's change.
+            let one = try (first.get("Person(\(round + 1))").d() as? [String: Any])?["lastName"] as? String
+            let other = try (second.get("Person(\(round + 1))").d() as? [String: Any])?["lastName"] as? String
+            #expect(one != nil && one == other && one!.hasPrefix("Gateway"))
+        }
+    }
+
+    /// The answers of requests sent from several threads.
+    final class Statuses: @unchecked Sendable {
+        private let lock = NSLock()
+        private var statuses: [Int] = []
+        func append(_ status: Int) { lock.withLock { statuses.append(status) } }
+        var sorted: [Int] { lock.withLock { statuses.sorted() } }
+    }
+
+    @Test func aWriteThroughOneIsReadThroughTheOther() throws {
+        let database = try PostgresTestDatabase()
+        let (first, second) = try Self.gateways(database)
+        defer { _ = first.stop(); _ = second.stop() }
+        let created = try Self.send(first, "POST", "Person",
+                                    body: #"{"firstName":"Ada","lastName":"Lovelace","createDate":"\/Date(1577836800000)\/"}"#)
+        #expect(created.status == 201, "\(created.text)")
+        let key = try #require((created.d() as? [String: Any])?["personID"] as? Int)
+        let read = try second.get("Person(\(key))")
+        #expect(read.status == 200)
+        #expect(try (read.d() as? [String: Any])?["lastName"] as? String == "Lovelace")
+        #expect(read.header("ETag") == created.header("ETag"))
+
+        #expect(try Self.send(second, "MERGE", "Person(\(key))", body: #"{"firstName":"Augusta"}"#).status == 204)
+        #expect(try (first.get("Person(\(key))").d() as? [String: Any])?["firstName"] as? String == "Augusta")
+        #expect(try Self.send(first, "DELETE", "Person(\(key))").status == 204)
+        #expect(try second.get("Person(\(key))").status == 404)
+        // Keys come from the database's sequence: the second gateway's insert does not take the first's.
+        let next = try Self.send(second, "POST", "Person",
+                                 body: #"{"firstName":"Grace","lastName":"Hopper","createDate":"\/Date(1577836800000)\/"}"#)
+        #expect(try (next.d() as? [String: Any])?["personID"] as? Int == key + 1)
+    }
+
+    /// A change set through one gateway is seen from the other whole, or not at all.
+    @Test func aChangeSetThroughOneIsAllOrNothingFromTheOther() throws {
+        let database = try PostgresTestDatabase()
+        let (first, second) = try Self.gateways(database)
+        defer { _ = first.stop(); _ = second.stop() }
+        let stamp = #""\/Date(1577836800000)\/""#
+        let failing = BatchTests.body([[
+            BatchTests.Operation(method: "POST", uri: "Car", body: #"{"make":"Saab","model":"900","createStamp":\#(stamp)}"#, contentID: "1"),
+            BatchTests.Operation(method: "MERGE", uri: "Person(2)", body: #"{"firstName":"Changed"}"#),
+            BatchTests.Operation(method: "DELETE", uri: "Person(1)"),  // 409: Bob has cars
+        ]])
+        let carsBefore = try second.get("Car/$count").text
+        let refused = try Self.send(first, "POST", "$batch", body: failing, headers: ["Content-Type": "multipart/mixed; boundary=batch_test"])
+        #expect(refused.status == 202)
+        #expect(refused.text.contains("409"))
+        #expect(try second.get("Car/$count").text == carsBefore)
+        #expect(try (second.get("Person(2)").d() as? [String: Any])?["firstName"] as? String != "Changed")
+
+        let applied = BatchTests.body([[
+            BatchTests.Operation(method: "POST", uri: "Car", body: #"{"make":"Saab","model":"9-5","createStamp":\#(stamp)}"#, contentID: "1"),
+            BatchTests.Operation(method: "MERGE", uri: "Person(2)", body: #"{"firstName":"Changed"}"#),
+        ]])
+        let accepted = try Self.send(first, "POST", "$batch", body: applied, headers: ["Content-Type": "multipart/mixed; boundary=batch_test"])
+        #expect(accepted.status == 202)
+        #expect(try second.get("Car/$count").text == String(Int(carsBefore)! + 1))
+        #expect(try (second.get("Person(2)").d() as? [String: Any])?["firstName"] as? String == "Changed")
+    }
+}
