@@ -109,7 +109,7 @@ public final class PostgresConnection {
         for parameter in parameters {
             // libpq reads a text parameter up to its first NUL, which would cut it silently.
             if case .text(let text) = parameter, text.utf8.contains(0) {
-                throw PostgresError(sqlState: "22021", message: "text holding U+0000 cannot be stored in PostgreSQL", sql: sql)
+                throw PostgresError(sqlState: "22021", message: "text holds U+0000 (NUL), which PostgreSQL cannot store", sql: sql)
             }
         }
         let connection = try live()
