@@ -130,8 +130,9 @@ public struct PostgresDialect: SQLDialect {
         switch type {
         case .boolean: return "(CAST(" + placeholder + " AS BIGINT) <> 0)"
         case .byte, .sByte, .int16, .int32, .int64, .dateTime, .dateTimeOffset, .time: return "CAST(" + placeholder + " AS BIGINT)"
-        // A Decimal literal is bound as a double, as the translator computes Decimals.
-        case .double, .single, .decimal: return "CAST(" + placeholder + " AS DOUBLE PRECISION)"
+        case .double, .single: return "CAST(" + placeholder + " AS DOUBLE PRECISION)"
+        // A Decimal literal is bound as its text (`exactDecimal`).
+        case .decimal: return "CAST(" + placeholder + " AS NUMERIC)"
         case .string, .guid: return "CAST(" + placeholder + " AS TEXT)"
         case .binary: return "CAST(" + placeholder + " AS BYTEA)"
         }
@@ -152,6 +153,10 @@ public struct PostgresDialect: SQLDialect {
             return integral ? "trunc" + quotient : quotient
         }
     }
+
+    /// Decimals are NUMERIC, exact in `$filter` as in storage.
+    public var exactDecimal: (any ExactDecimalSQL)? { Self.decimalSQL }
+    private static let decimalSQL = PostgresDecimalSQL()
 
     public var binaryCollation: String { " COLLATE \"C\"" }
     public var trueValue: String { "TRUE" }

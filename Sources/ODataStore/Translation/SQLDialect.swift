@@ -75,14 +75,16 @@ public protocol SQLDialect: Sendable {
     /// so that rows may be inserted before the rows they refer to (seeding); nil (the
     /// default) when the engine checks every statement as it runs.
     var deferForeignKeyChecks: String? { get }
-    /// How the engine computes Edm.Decimal exactly; nil (the default) computes it in double
-    /// precision (`castToReal`).
-    var exactDecimal: ExactDecimalSQL? { get }
+    /// How the engine computes Edm.Decimal exactly: with functions of its own over decimal text
+    /// (SQLite) or with its native decimal type (PostgreSQL's NUMERIC); nil (the default)
+    /// computes it in double precision (`castToReal`). Where it is set, a Decimal literal is
+    /// bound as its text and `parameter(_:of: .decimal)` makes it the engine's decimal.
+    var exactDecimal: (any ExactDecimalSQL)? { get }
 }
 
 extension SQLDialect {
     public var deferForeignKeyChecks: String? { nil }
-    public var exactDecimal: ExactDecimalSQL? { nil }
+    public var exactDecimal: (any ExactDecimalSQL)? { nil }
 
     public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String { placeholder }
 
