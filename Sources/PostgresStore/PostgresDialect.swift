@@ -108,16 +108,28 @@ public struct PostgresDialect: SQLDialect {
     /// Truncated toward zero in NUMERIC, where no value saturates or overflows, and NULL outside
     /// `range` (NaN, above every number in PostgreSQL, is outside too).
     public func castToInteger(_ sql: String, within range: ClosedRange<Int64>) -> String {
-        let truncated = "trunc(CAST(" + sql + " AS NUMERIC))"
-        return "(CASE WHEN " + truncated + " BETWEEN " + String(range.lowerBound) + " AND " + String(range.upperBound)
-            + " THEN CAST(" + truncated + " AS BIGINT) END)"
+        integerResult("trunc(CAST(" + sql + " AS NUMERIC))", within: range)
     }
 
     /// Integer arithmetic is computed in NUMERIC (`arithmetic`), where nothing overflows: a
     /// result outside `range` is NULL, as on SQLite, rather than PostgreSQL's overflow error.
+    /// The operand appears once: clamped to one past either end (LEAST and GREATEST pass NULL
+    /// through as the bound, which NULLIF then drops), and those two values are NULL.
     public func integerResult(_ sql: String, within range: ClosedRange<Int64>) -> String {
-        "(CASE WHEN " + sql + " BETWEEN " + String(range.lowerBound) + " AND " + String(range.upperBound)
-            + " THEN CAST(" + sql + " AS BIGINT) END)"
+        let below = "(" + String(range.lowerBound) + "::NUMERIC - 1)", above = "(" + String(range.upperBound) + "::NUMERIC + 1)"
+        return "CAST(NULLIF(NULLIF(GREATEST(LEAST(" + sql + ", " + above + "), " + below + "), " + above + "), " + below + ") AS BIGINT)"
+    }
+
+    /// `body` over `sql` evaluated once, as `v`: an operand written twice would double the
+    /// statement at every level of nesting, so that a filter within the depth bound could still
+    /// make a statement too large to plan. A scalar subquery over one value per row.
+    private static func once(_ sql: String, _ body: (String) -> String) -> String {
+        "(SELECT " + body("v") + " FROM (SELECT " + sql + " AS v) AS once)"
+    }
+
+    /// `body` over two operands evaluated once each, as `a` and `b`.
+    private static func once(_ first: String, _ second: String, _ body: (String, String) -> String) -> String {
+        "(SELECT " + body("a", "b") + " FROM (SELECT " + first + " AS a, " + second + " AS b) AS once)"
     }
 
     /// A Boolean is bound as the integer 0 or 1 (its storage form on every engine); here it
@@ -180,9 +192,9 @@ public struct PostgresDialect: SQLDialect {
 
     /// A string position or length as the INTEGER `substr` takes: below 0 it is 0, past a
     /// billion (more than any text holds) a billion, and NULL stays NULL (which LEAST and
-    /// GREATEST would ignore). The text may repeat: its parameters are numbered.
+    /// GREATEST would ignore).
     private static func clampedInteger(_ sql: String) -> String {
-        "CAST(CASE WHEN " + sql + " < 0 THEN 0 WHEN " + sql + " > 1000000000 THEN 1000000000 ELSE " + sql + " END AS INTEGER)"
+        once(sql) { v in "CAST(CASE WHEN " + v + " < 0 THEN 0 WHEN " + v + " > 1000000000 THEN 1000000000 ELSE " + v + " END AS INTEGER)" }
     }
 
     /// The collation whose `lower`/`upper` map every Unicode letter, one character to one, as
@@ -199,9 +211,9 @@ public struct PostgresDialect: SQLDialect {
             let s = arg(0)
             return "(strpos(" + s + ", " + arg(1) + ") = 1)"
         case .endsWith:
-            let s1 = arg(0), p1 = arg(1), p2 = arg(1), s2 = arg(0), p3 = arg(1)
-            return "(right(" + s1 + ", length(" + p1 + ")) = " + p2 + binaryCollation
-                + " AND length(" + s2 + ") >= length(" + p3 + "))"
+            return Self.once(arg(0), arg(1)) { s, p in
+                "(right(" + s + ", length(" + p + ")) = " + p + binaryCollation + " AND length(" + s + ") >= length(" + p + "))"
+            }
         case .length:
             return "CAST(length(" + arg(0) + ") AS BIGINT)"
         case .indexOf:
@@ -231,9 +243,10 @@ public struct PostgresDialect: SQLDialect {
         case .round:
             // Half away from zero, as SQLite's round() and .NET's MidpointRounding.AwayFromZero;
             // PostgreSQL's round of a double rounds half to even.
-            let x1 = arg(0), x2 = arg(0), x3 = arg(0), x4 = arg(0)
-            return "(CASE WHEN abs(CAST(" + x1 + " AS DOUBLE PRECISION)) < 4503599627370496.0 THEN trunc(CAST(" + x2
-                + " AS DOUBLE PRECISION) + CASE WHEN " + x3 + " < 0 THEN -0.5 ELSE 0.5 END) ELSE CAST(" + x4 + " AS DOUBLE PRECISION) END)"
+            return Self.once(arg(0)) { x in
+                "(CASE WHEN abs(CAST(" + x + " AS DOUBLE PRECISION)) < 4503599627370496.0 THEN trunc(CAST(" + x
+                    + " AS DOUBLE PRECISION) + CASE WHEN " + x + " < 0 THEN -0.5 ELSE 0.5 END) ELSE CAST(" + x + " AS DOUBLE PRECISION) END)"
+            }
         case .floor:
             return "floor(CAST(" + arg(0) + " AS DOUBLE PRECISION))"
         case .ceiling:
@@ -256,8 +269,9 @@ public struct PostgresDialect: SQLDialect {
             }
         }
         // Whole days and the milliseconds within them, each exact, added to the epoch.
-        let instant = "(TIMESTAMP '1970-01-01' + (" + sql + " / 86400000) * INTERVAL '1 day' + (" + sql
-            + " % 86400000) * INTERVAL '1 millisecond')"
+        func instant(_ sql: String) -> String {
+            "(TIMESTAMP '1970-01-01' + (" + sql + " / 86400000) * INTERVAL '1 day' + (" + sql + " % 86400000) * INTERVAL '1 millisecond')"
+        }
         let field: String
         switch function {
         case .year: field = "YEAR"
@@ -267,8 +281,10 @@ public struct PostgresDialect: SQLDialect {
         case .minute: field = "MINUTE"
         default: field = "SECOND"
         }
-        return "(CASE WHEN " + sql + " BETWEEN " + Self.instantRange + " THEN CAST(floor(EXTRACT(" + field + " FROM "
-            + instant + ")) AS BIGINT) END)"
+        return Self.once(sql) { v in
+            "(CASE WHEN " + v + " BETWEEN " + Self.instantRange + " THEN CAST(floor(EXTRACT(" + field + " FROM "
+                + instant(v) + ")) AS BIGINT) END)"
+        }
     }
 
     /// An identity column: BY DEFAULT, so that seed rows keep their keys; a sequence never hands
