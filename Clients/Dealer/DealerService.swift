@@ -101,14 +101,16 @@ struct DealerService: Sendable {
 
     /// A page's rows, untyped, for `--json`.
     private func rawRows(_ response: RestResponse) throws(DealerFailure) -> [JSONValue] {
+        let payload: ODataPayload
         do {
-            guard case .collection(let collection) = try ODataPayload(data: response.data, from: response.url) else {
-                throw RestConnectionError.unexpectedPayload(url: response.url, reason: "expected a collection")
-            }
-            return collection.elements.map(JSONValue.object)
+            payload = try ODataPayload(data: response.data, from: response.url)
         } catch {
             throw DealerFailure(error, serviceRoot: connection.baseURL)
         }
+        guard case .collection(let collection) = payload else {
+            throw DealerFailure(.unexpectedPayload(url: response.url, reason: "expected a collection"), serviceRoot: connection.baseURL)
+        }
+        return collection.elements.map(JSONValue.object)
     }
 
     private func decodePage(_ response: RestResponse) throws(DealerFailure) -> ODataCollection<Person> {
