@@ -150,11 +150,14 @@ import Testing
 
         let inventory = RestConnection(baseURL: URL(string: CommandLine.arguments[2])!)
         // A DateTimeOffset keeps its offset, read from the seed and written back at another.
-        var audited = try await inventory.get(Item.self, Item.uri(id: 1))
-        print("audited \(audited.audited?.description ?? "nil")")
         let written = ODataDateTimeOffset(Date(timeIntervalSince1970: 1_330_837_567.25), offsetMinutes: 330)
-        audited.audited = written
-        _ = try await inventory.update(&audited)
+        func writeAudited() async throws {
+            var item = try await inventory.get(Item.self, Item.uri(id: 1))
+            print("audited \(item.audited?.description ?? "nil")")
+            item.audited = written
+            _ = try await inventory.update(&item)
+        }
+        try await writeAudited()
         let reread = try await inventory.get(Item.self, Item.uri(id: 1))
         let raw = try await inventory.send(.get(Item.uri(id: 1))).text
         print("reread \(reread.audited?.description ?? "nil") same=\(reread.audited == written) raw=\(raw.contains("1330857367250+0330"))")
