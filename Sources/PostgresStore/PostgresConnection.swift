@@ -259,7 +259,10 @@ public final class PostgresResult {
             case PostgresType.bool: .boolean
             case PostgresType.float4, PostgresType.float8: .real
             case PostgresType.bytea: .blob
-            case PostgresType.numeric: .decimal
+            // A column declared NUMERIC(p,s) answers at its scale, as SQLite keeps a decimal
+            // written at its property's Scale; a computed or unconstrained NUMERIC (typmod -1)
+            // answers without padding zeros, as SQLite's decimal functions do.
+            case PostgresType.numeric: PQfmod(handle, column) == -1 ? .decimal : .text
             default: .text
             }
         }
@@ -315,9 +318,9 @@ public final class PostgresResult {
         (0..<rowCount).map { row in (0..<columnCount).map { value(row: row, column: $0) } }
     }
 
-    /// The length of a NUMERIC's text without the zeros its column's scale pads it with
-    /// ("10.50" is "10.5", "10.00" is "10"), so that a decimal reads as on SQLite, which keeps
-    /// none. (NUMERIC's output has no exponent.)
+    /// The length of an unconstrained NUMERIC's text without the zeros its computation left
+    /// ("10.50" is "10.5", "10.00" is "10"), so that it reads as on SQLite. (NUMERIC's output
+    /// has no exponent.)
     private static func canonicalDecimalLength(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Int {
         guard UnsafeBufferPointer(start: bytes, count: length).contains(UInt8(ascii: ".")) else { return length }
         var end = length

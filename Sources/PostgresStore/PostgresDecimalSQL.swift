@@ -21,7 +21,7 @@ struct PostgresDecimalSQL: ExactDecimalSQL {
             // rounded half away from zero by the remainder, and scaled back; all exact. The
             // operands are named once in a subquery, so nested quotients don't repeat them.
             return "(SELECT (div(n, d) + CASE WHEN 2 * abs(mod(n, d)) >= abs(d) THEN sign(n) * sign(d) ELSE 0 END) * "
-                + Self.unit + " FROM (SELECT (" + left + ") * " + Self.scale + " AS n, NULLIF(" + right + ", 0) AS d) AS quotient)"
+                + Self.unit + " FROM (SELECT (" + left + ") * " + Self.scale + " AS n, NULLIF(" + right + ", 0) AS d OFFSET 0) AS quotient)"
         }
     }
 

@@ -122,14 +122,16 @@ public struct PostgresDialect: SQLDialect {
 
     /// `body` over `sql` evaluated once, as `v`: an operand written twice would double the
     /// statement at every level of nesting, so that a filter within the depth bound could still
-    /// make a statement too large to plan. A scalar subquery over one value per row.
+    /// make a statement too large to plan. A scalar subquery over one value per row; `OFFSET 0`
+    /// keeps the planner from pulling the inner one up, which would write the operand into
+    /// each use again.
     private static func once(_ sql: String, _ body: (String) -> String) -> String {
-        "(SELECT " + body("v") + " FROM (SELECT " + sql + " AS v) AS once)"
+        "(SELECT " + body("v") + " FROM (SELECT " + sql + " AS v OFFSET 0) AS once)"
     }
 
     /// `body` over two operands evaluated once each, as `a` and `b`.
     private static func once(_ first: String, _ second: String, _ body: (String, String) -> String) -> String {
-        "(SELECT " + body("a", "b") + " FROM (SELECT " + first + " AS a, " + second + " AS b) AS once)"
+        "(SELECT " + body("a", "b") + " FROM (SELECT " + first + " AS a, " + second + " AS b OFFSET 0) AS once)"
     }
 
     /// A Boolean is bound as the integer 0 or 1 (its storage form on every engine); here it

@@ -109,6 +109,8 @@ import Testing
         let negations = String(repeating: "not ", count: bound - 3) + "(personID gt 0)"
         var rounded = "(personID mul 1.5d)"
         for _ in 0..<(bound - 4) { rounded = "round(" + rounded + ")" }
+        var divided = "(personID mul 1.5M)"
+        for _ in 0..<(bound - 4) { divided = "(" + divided + " div 1.1M)" }
         var cut = "lastName"
         for _ in 0..<(bound - 5) { cut = "substring(" + cut + ", personID sub personID)" }
         let within = [
@@ -119,6 +121,7 @@ import Testing
             negated + " ne 0",
             lowered + " ne 'x'",
             rounded + " gt 0",
+            divided + " gt 0M",
             cut + " ne 'x'",
             "endswith(" + cut + ", 'n') or year(createDate) gt 2000",
             negations,
