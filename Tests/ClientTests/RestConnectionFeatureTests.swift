@@ -7,7 +7,7 @@ import Testing
 @testable import Dealer
 
 /// What pyodata and DataSvcUtil users expect: `$batch` with change sets, deferred navigation,
-/// a request adapter, an injected URLSession, and cancellation.
+/// a request adapter and an injected URLSession.
 @Suite(.serialized) final class RestConnectionFeatureTests {
     let gateway: GatewayProcess
     let connection: RestConnection
@@ -92,23 +92,6 @@ import Testing
         let injected = RestConnection(baseURL: URL(string: server.root)!, session: URLSession(configuration: configuration))
         _ = try await injected.get("Person")
         #expect(server.header("X-From-Session") == "yes")
-    }
-
-    @Test func cancellationIsItsOwnError() async throws {
-        let listener = try SilentListener()
-        defer { listener.close() }
-        let hanging = RestConnection(baseURL: URL(string: "http://127.0.0.1:\(listener.port)/CarDealer.svc/")!, timeout: 30)
-        let task = Task { try await hanging.get("Person") }
-        try await Task.sleep(for: .milliseconds(300))
-        let started = Date()
-        task.cancel()
-        let result = await task.result
-        #expect(Date().timeIntervalSince(started) < 5)
-        guard case .failure(let error) = result else {
-            Issue.record("a cancelled request succeeded")
-            return
-        }
-        #expect((error as? RestConnectionError)?.isCancellation == true, "\(error)")
     }
 }
 
