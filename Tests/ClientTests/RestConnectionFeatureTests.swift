@@ -84,6 +84,49 @@ import Testing
         #expect(server.header("Authorization", request: 1) == "token-2")
     }
 
+    /// A service operation called with a malformed or a missing parameter: a typed 400 whose
+    /// message names the parameter, through `callFunction` and through the generated method's path.
+    @Test func aMissingOrMalformedParameterIsA400NamingIt() async throws {
+        func failure(_ call: () async throws -> Void) async -> RestConnectionError? {
+            do {
+                try await call()
+                return nil
+            } catch {
+                return error as? RestConnectionError
+            }
+        }
+        let calls: [(String, RestConnectionError?)] = [
+            ("a text for an Edm.Int32", await failure {
+                _ = try await connection.callFunction("CarsDueForService", parameters: ["miles": "lots"],
+                                                      returningCollectionOf: PersonCarMaintenance.self)
+            }),
+            ("a number beyond Edm.Int32", await failure {
+                _ = try await connection.callFunction("CarsDueForService", parameters: ["miles": Int64(5_000_000_000)],
+                                                      returningCollectionOf: PersonCarMaintenance.self)
+            }),
+            ("missing", await failure {
+                _ = try await connection.callFunction("CarsDueForService", returningCollectionOf: PersonCarMaintenance.self)
+            }),
+            ("misspelt, so missing", await failure {
+                _ = try await connection.callFunction("TotalMaintenanceCost", parameters: ["personId": Int32(1)],
+                                                      returningPrimitive: Decimal.self)
+            }),
+        ]
+        for (index, (what, error)) in calls.enumerated() {
+            let name = index < 3 ? "'miles'" : "'personID'"
+            guard let error else {
+                Issue.record("\(what): no typed error")
+                continue
+            }
+            #expect(error.statusCode == 400, "\(what): \(error)")
+            #expect(error.odataError?.message.contains(name) == true, "\(what): \(error)")
+            #expect(error.description.contains(name), "\(what): \(error)")
+        }
+        #expect(calls[2].1?.odataError?.message.contains("missing") == true)
+        // Well formed, the same call answers.
+        #expect(try await connection.totalMaintenanceCost(personID: 1) > 0)
+    }
+
     @Test func injectedSessionIsUsed() async throws {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpAdditionalHeaders = ["X-From-Session": "yes"]
