@@ -9,11 +9,18 @@ import Testing
 /// promptly, while the server is still holding its answer: a single request, an `all(...)`
 /// iteration and a `getAll` both waiting on their second page.
 @Suite struct RestConnectionCancellationTests {
-    /// Starts `body` in a task, cancels it once it is waiting on the server, and returns how it
+    /// Starts `body` in a task, cancels it once it is waiting on `listener`, and returns how it
     /// ended and how long the cancellation took.
-    private func cancelWhileWaiting<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) async -> (result: Result<Value, any Error>, seconds: TimeInterval) {
+    private func cancelWhileWaiting<Value: Sendable>(on listener: SilentListener,
+                                                     _ body: @escaping @Sendable () async throws -> Value) async -> (result: Result<Value, any Error>, seconds: TimeInterval) {
         let task = Task { try await body() }
-        try? await Task.sleep(for: .milliseconds(300))
+        let limit = Date().addingTimeInterval(20)
+        while !listener.hasWaitingClient, Date() < limit {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(listener.hasWaitingClient, "the request never reached the server")
+        // The request is sent; let the client settle into waiting for the answer.
+        try? await Task.sleep(for: .milliseconds(100))
         let started = Date()
         task.cancel()
         let result = await task.result
@@ -36,8 +43,7 @@ import Testing
         let hanging = RestConnection(baseURL: URL(string: listener.root)!, timeout: 30)
         let delegate = RecordingDelegate()
         hanging.delegate = delegate
-        expectCancellation(await cancelWhileWaiting { try await hanging.get("Person") })
-        expectCancellation(await cancelWhileWaiting { try await hanging.get(JSONObject.self, "Person(1)") })
+        expectCancellation(await cancelWhileWaiting(on: listener) { try await hanging.get("Person") })
         // The delegate watches requests, not tasks: it hears the typed case.
         #expect(delegate.events.contains(.failed("cancelled")), "\(delegate.events)")
     }
@@ -54,18 +60,18 @@ import Testing
         defer { first.close(); hanging.close() }
         let connection = RestConnection(baseURL: URL(string: first.root)!, timeout: 30)
         let received = Counter()
-        let outcome = await cancelWhileWaiting {
+        let outcome = await cancelWhileWaiting(on: hanging) {
             for try await _ in connection.all(JSONObject.self, "Person") { _ = received.next() }
         }
         expectCancellation(outcome)
-        #expect(received.next() == 2, "the first page's row arrived before the wait")
+        #expect(received.next() == 2, "the first page's row arrived before the wait for the second")
     }
 
     @Test func aCancelledGetAllThrowsCancellationError() async throws {
         let (first, hanging) = try pagingToNowhere()
         defer { first.close(); hanging.close() }
         let connection = RestConnection(baseURL: URL(string: first.root)!, timeout: 30)
-        expectCancellation(await cancelWhileWaiting { try await connection.getAll("Person") })
+        expectCancellation(await cancelWhileWaiting(on: hanging) { try await connection.getAll("Person") })
         #expect(first.requests.count == 1, "the first page was read; the second is the one cancelled")
     }
 }
