@@ -2,7 +2,7 @@
 """Drive the CarDealer benchmark: data set, C ceiling, gateway, wrk, results.
 
 Normally started by Benchmarks/run.sh, which installs wrk and libmicrohttpd-dev, builds the gateway
-in release mode and the three small C programs, then runs this script. Everything talks to 127.0.0.1
+in release mode and the small C programs, then runs this script. Everything talks to 127.0.0.1
 only; every load run is bounded in time; the servers are stopped on exit (and, through
 PR_SET_PDEATHSIG, even if this script is killed).
 

@@ -3,7 +3,7 @@
 #   Benchmarks/run.sh [--people 1000] [--duration 8] [--connections 16,64] [--growth] ...
 #   Benchmarks/run.sh --database postgresql [--gateways 2] ...   (PostgreSQL beside SQLite)
 # Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway for production
-# (scripts/build-release: release mode, LTO, profile-guided) and the three C yardsticks
+# (scripts/build-release: release mode, LTO, profile-guided) and the four C yardsticks
 # (the libmicrohttpd ceiling, the floor of libmicrohttpd and SQLite for Person(n),
 # Person?$top=20 and the blog's $expand without a gateway, the raw SQLite insert loop and the raw
 # libpq insert loop), then
