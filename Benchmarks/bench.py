@@ -517,8 +517,9 @@ def start_gateway(servers, args, database, label):
 
 class RawLibpq:
     """The raw libpq insert loop (Benchmarks/pg_insert/pg_insert.c) on a scratch database of the
-    benchmark's cluster, a copy of the data set's: with as many connections as a gateway has
-    workers (each worker holds one connection, so a gateway never has more commits in flight).
+    benchmark's cluster, a copy of the data set's: by default with as many connections as a
+    gateway has workers (each worker holds one connection, so a gateway never has more commits in
+    flight), or --libpq-connections.
     Like raw SQLite, it runs right before and right after each POST run on PostgreSQL."""
 
     def __init__(self, args, url):
@@ -530,7 +531,7 @@ class RawLibpq:
         args = self.args
         completed = subprocess.run(
             [args.pg_insert, "--database", self.url, "--seconds", str(args.sqlite_seconds),
-             "--connections", str(args.threads)],
+             "--connections", str(args.libpq_connections or args.threads)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             timeout=args.sqlite_seconds + 60, preexec_fn=die_with_parent)
         if completed.returncode != 0:
@@ -1256,6 +1257,9 @@ def parse_arguments():
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite",
                         help="postgresql: every scenario also runs against a gateway serving a "
                              "throw-away PostgreSQL cluster with the same data set, beside SQLite's")
+    parser.add_argument("--libpq-connections", type=int, default=None,
+                        help="connections of the raw libpq insert loop (default: --threads, the "
+                             "commits one gateway can have in flight)")
     parser.add_argument("--gateways", type=int, default=1,
                         help="with 2 or more (implies --database postgresql), every scenario also "
                              "runs against that many gateways on the one PostgreSQL database")
