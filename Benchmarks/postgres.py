@@ -74,8 +74,10 @@ class Cluster:
             self.folder = None
 
 
-def psql(url, sql, stdin=None):
-    completed = subprocess.run(["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
+def psql(url, sql, stdin=None, rows_only=False):
+    """Runs `sql` with psql; its output, only the rows' values with `rows_only`."""
+    completed = subprocess.run(["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1"] + (["-At"] if rows_only else [])
+                               + ["-c", sql],
                                input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=3600)
     if completed.returncode != 0:
         raise PostgresError(f"psql {sql[:120]!r}: {completed.stderr.decode('utf-8', 'replace').strip()}")
@@ -133,6 +135,9 @@ def load_dataset(sqlite_path, url, gateway, schema):
     if completed.returncode != 0:
         raise PostgresError(f"`{' '.join(init)}` failed (exit {completed.returncode}):\n"
                             f"{completed.stdout}{completed.stderr}")
+    filled = [table for table in TABLES if psql(url, f'SELECT 1 FROM "{table}" LIMIT 1', rows_only=True).strip()]
+    if filled:
+        raise PostgresError(f"{', '.join(filled)} already hold rows: load into an empty database")
     source = sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True)
     counts = {}
     try:
