@@ -464,31 +464,35 @@ def remove_database(path):
             os.remove(path + suffix)
 
 
-class RawSQLite:
-    """The raw SQLite insert loop on a scratch copy of the data set, in the data folder (the
-    gateway's disk). fsync times on a shared disk swing a hundredfold within seconds, so it runs
-    right before and right after each POST run, like the ceiling around every run."""
+class RawInserts:
+    """A raw one-row insert loop, the yardstick of the POST runs it is compared with. fsync times
+    on a shared disk swing a hundredfold within seconds, so it runs for --sqlite-seconds right
+    before and right after each of them, like the ceiling around every run. Each engine's loop
+    names its program, its command line and the settings it reports."""
 
-    def __init__(self, args, database):
+    engine = ""
+    program = ""
+
+    def __init__(self, args):
         self.args = args
-        self.scratch = os.path.join(args.data_dir, "sqlite-insert-scratch.sqlite")
-        remove_database(self.scratch)
-        shutil.copyfile(database, self.scratch)
         self.runs = []
 
+    def command(self):
+        raise NotImplementedError
+
+    def settings(self, result):
+        """The settings a run reports, as kept in the summary."""
+        raise NotImplementedError
+
     def run(self):
-        args = self.args
-        completed = subprocess.run(
-            [args.sqlite_insert, "--db", self.scratch, "--seconds", str(args.sqlite_seconds),
-             "--synchronous", args.synchronous, "--journal", args.journal],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            timeout=args.sqlite_seconds + 60, preexec_fn=die_with_parent)
+        completed = subprocess.run(self.command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   timeout=self.args.sqlite_seconds + 60, preexec_fn=die_with_parent)
         if completed.returncode != 0:
-            raise RuntimeError(f"sqlite_insert failed: {completed.stderr.strip()}")
+            raise RuntimeError(f"{self.program} failed: {completed.stderr.strip()}")
         result = json.loads(completed.stdout)
         self.runs.append(result)
-        log(f"  raw SQLite: {result['rowsPerSecond']:.0f} one-row transactions/s "
-            f"(journal {result['journal']}, synchronous {result['synchronous']})")
+        settings = ", ".join(f"{name} {value}" for name, value in self.settings(result).items())
+        log(f"  raw {self.engine}: {result['rowsPerSecond']:.0f} one-row transactions/s ({settings})")
         return result
 
     def summary(self):
@@ -496,11 +500,54 @@ class RawSQLite:
         if not rates:
             return None
         return {"rowsPerSecond": sum(rates) / len(rates), "min": min(rates), "max": max(rates),
-                "runs": self.runs, "journal": self.runs[0]["journal"],
-                "synchronous": self.runs[0]["synchronous"]}
+                "runs": self.runs, **self.settings(self.runs[0])}
+
+
+class RawSQLite(RawInserts):
+    """The raw SQLite insert loop (Benchmarks/sqlite_insert) on a scratch copy of the data set,
+    in the data folder (the gateway's disk)."""
+
+    engine = "SQLite"
+    program = "sqlite_insert"
+
+    def __init__(self, args, database):
+        super().__init__(args)
+        self.scratch = os.path.join(args.data_dir, "sqlite-insert-scratch.sqlite")
+        remove_database(self.scratch)
+        shutil.copyfile(database, self.scratch)
+
+    def command(self):
+        args = self.args
+        return [args.sqlite_insert, "--db", self.scratch, "--seconds", str(args.sqlite_seconds),
+                "--synchronous", args.synchronous, "--journal", args.journal]
+
+    def settings(self, result):
+        return {"journal": result["journal"], "synchronous": result["synchronous"]}
 
     def remove(self):
         remove_database(self.scratch)
+
+
+class RawLibpq(RawInserts):
+    """The raw libpq insert loop (Benchmarks/pg_insert) on a scratch database of the benchmark's
+    cluster, a copy of the data set's: by default with as many connections as a gateway has
+    workers (each worker holds one connection, so a gateway never has more commits in flight),
+    or --libpq-connections."""
+
+    engine = "libpq"
+    program = "pg_insert"
+
+    def __init__(self, args, url):
+        super().__init__(args)
+        self.url = url
+
+    def command(self):
+        args = self.args
+        return [args.pg_insert, "--database", self.url, "--seconds", str(args.sqlite_seconds),
+                "--connections", str(args.libpq_connections or args.threads)]
+
+    def settings(self, result):
+        return {"connections": result["connections"], "synchronousCommit": result["synchronousCommit"]}
 
 
 def start_gateway(servers, args, database, label):
@@ -513,42 +560,6 @@ def start_gateway(servers, args, database, label):
         command += ["--log-level", args.gateway_log_level]
     return servers.start(f"gateway ({label})", command,
                          os.path.join(args.results_dir, f"{args.stamp}-gateway-{label}.log"))
-
-
-class RawLibpq:
-    """The raw libpq insert loop (Benchmarks/pg_insert/pg_insert.c) on a scratch database of the
-    benchmark's cluster, a copy of the data set's: by default with as many connections as a
-    gateway has workers (each worker holds one connection, so a gateway never has more commits in
-    flight), or --libpq-connections.
-    Like raw SQLite, it runs right before and right after each POST run on PostgreSQL."""
-
-    def __init__(self, args, url):
-        self.args = args
-        self.url = url
-        self.runs = []
-
-    def run(self):
-        args = self.args
-        completed = subprocess.run(
-            [args.pg_insert, "--database", self.url, "--seconds", str(args.sqlite_seconds),
-             "--connections", str(args.libpq_connections or args.threads)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            timeout=args.sqlite_seconds + 60, preexec_fn=die_with_parent)
-        if completed.returncode != 0:
-            raise RuntimeError(f"pg_insert failed: {completed.stderr.strip()}")
-        result = json.loads(completed.stdout)
-        self.runs.append(result)
-        log(f"  raw libpq: {result['rowsPerSecond']:.0f} one-row transactions/s "
-            f"({result['connections']} connections, synchronous_commit {result['synchronousCommit']})")
-        return result
-
-    def summary(self):
-        rates = [r["rowsPerSecond"] for r in self.runs]
-        if not rates:
-            return None
-        return {"rowsPerSecond": sum(rates) / len(rates), "min": min(rates), "max": max(rates),
-                "runs": self.runs, "connections": self.runs[0]["connections"],
-                "synchronousCommit": self.runs[0]["synchronousCommit"]}
 
 
 def start_postgres(servers, args, database):
@@ -975,29 +986,28 @@ def format_default(results):
         lines.append(f"Gateway peak RSS over the whole run: {memory['processPeakRssKb'] / 1024:.1f}"
                      f" MB (idle after start: {(memory.get('idleRssKb') or 0) / 1024:.1f} MB)")
     lines.append("")
-    lines.append("Targets (issue 6):")
-    for target in results["targets"]:
+    value_width = ratio_width + 1 if rounds > 1 else ratio_width
+
+    def target_line(target, width, beside):
+        """`RESULT  target  value (range)  (goal ...; beside)`."""
         value = target["value"]
         shown = "-" if value is None else f"{value:.2f}"
         if value is not None and target["runs"] > 1 and target["range"]:
             shown += f" ({target['range'][0]:.2f}-{target['range'][1]:.2f})"
+        return (f"  {target['result']:<16} {target['target']:<{width}} {shown:>{value_width}}  "
+                f"(goal {target['goal']}{beside})")
+
+    lines.append("Targets (issue 6):")
+    for target in results["targets"]:
         floor = target.get("floor")
-        beside = f"; C floor {floor:.2f}" if floor is not None else ""
-        lines.append(f"  {target['result']:<16} {target['target']:<56} {shown:>{ratio_width + 1 if rounds > 1 else ratio_width}}  "
-                     f"(goal {target['goal']}{beside})")
+        lines.append(target_line(target, 56, f"; C floor {floor:.2f}" if floor is not None else ""))
     if results.get("postgresTargets"):
         lines.append("")
         lines.append("Targets (issue 34, PostgreSQL; two gateways must also have no errors):")
         for target in results["postgresTargets"]:
-            value = target["value"]
-            shown = "-" if value is None else f"{value:.2f}"
-            if value is not None and target["runs"] > 1 and target["range"]:
-                shown += f" ({target['range'][0]:.2f}-{target['range'][1]:.2f})"
             errors = target["errors"]
-            beside = (f"; non-2xx {errors['non2xx']}, socket errors {errors['socket']}"
-                      if errors and "gateway" in target["target"] else "")
-            lines.append(f"  {target['result']:<16} {target['target']:<62} {shown:>{ratio_width + 1 if rounds > 1 else ratio_width}}  "
-                         f"(goal {target['goal']}{beside})")
+            lines.append(target_line(target, 62, f"; non-2xx {errors['non2xx']}, socket errors {errors['socket']}"
+                                     if errors and "gateway" in target["target"] else ""))
     return "\n".join(lines)
 
 
