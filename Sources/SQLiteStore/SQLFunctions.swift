@@ -1,8 +1,10 @@
 import CSQLite
+import Glibc
 import ODataStore
 
 // A binding file: it registers Swift functions with SQLite's C API (sqlite3_create_function_v2),
-// which hands them C pointers to their arguments; that is the unsafe code here.
+// which hands them C pointers to their arguments, and keeps a C locale object for case mapping;
+// that is the unsafe code here.
 
 /// SQL functions the expression translation uses, registered on every connection.
 public enum SQLFunctions {
@@ -17,9 +19,10 @@ public enum SQLFunctions {
     /// out of the target type's range does not pass for one in it.
     public static let cast = "edm_cast"
 
-    /// `edm_lower(s)`, `edm_upper(s)`: Swift's Unicode case mapping (`lowercased()`,
-    /// `uppercased()`), as .NET's ToLowerInvariant and ToUpperInvariant map; SQLite's own
-    /// `lower` and `upper` change ASCII letters only.
+    /// `edm_lower(s)`, `edm_upper(s)`: Unicode's simple case mapping, one character to one (ß
+    /// and ﬁ stay as they are, İ lowers to i), as .NET's ToLowerInvariant and ToUpperInvariant
+    /// map, and as PostgreSQL's `lower`/`upper` do under the "C.utf8" collation: both read the
+    /// C library's tables, so the two engines agree. SQLite's own functions map ASCII only.
     public static let lower = "edm_lower"
     public static let upper = "edm_upper"
 
@@ -35,7 +38,7 @@ public enum SQLFunctions {
                 }
                 let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(argument)))
                 let string = String(decoding: bytes, as: UTF8.self)
-                let mapped = sqlite3_user_data(context) != nil ? string.lowercased() : string.uppercased()
+                let mapped = SimpleCaseMapping.map(string, lower: sqlite3_user_data(context) != nil)
                 var utf8 = mapped.utf8CString
                 utf8.withUnsafeMutableBufferPointer { buffer in
                     sqlite3_result_text(context, buffer.baseAddress, Int32(buffer.count - 1), csqlite_transient())
@@ -89,5 +92,29 @@ public enum SQLFunctions {
             }
         }, nil, nil, nil)
         return rc
+    }
+}
+
+/// Unicode's simple (one character to one) case mapping, from the C library's tables in the
+/// C.UTF-8 locale: the tables PostgreSQL's `lower`/`upper` read under the "C.utf8" collation.
+/// The process's own locale is left alone; the locale object is created once and only read.
+enum SimpleCaseMapping {
+    nonisolated(unsafe) private static let locale: locale_t? = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
+
+    static func map(_ string: String, lower: Bool) -> String {
+        var mapped = String.UnicodeScalarView()
+        for scalar in string.unicodeScalars {
+            mapped.append(map(scalar, lower: lower))
+        }
+        return String(mapped)
+    }
+
+    private static func map(_ scalar: Unicode.Scalar, lower: Bool) -> Unicode.Scalar {
+        guard let locale else {
+            // Without the C.UTF-8 tables: Unicode's full mapping where it is one character.
+            let full = lower ? scalar.properties.lowercaseMapping : scalar.properties.uppercaseMapping
+            return full.unicodeScalars.count == 1 ? full.unicodeScalars.first! : scalar
+        }
+        return Unicode.Scalar(csqlite_simple_case(scalar.value, lower ? 1 : 0, locale)) ?? scalar
     }
 }

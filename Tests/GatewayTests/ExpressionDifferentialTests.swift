@@ -76,7 +76,6 @@ import Testing
         var failures = 0
         var compared = 0
         var skipped = 0
-        var caseMappings = 0
         for _ in 0..<count {
             let text = generator.boolean(depth: 3)
             let expression: BoundExpression
@@ -106,13 +105,8 @@ import Testing
                     compared += 1
                     if answer.keys != result.keys {
                         let difference: Comment = "\(type.name) $filter=\(text)\nPostgreSQL: \(answer.sql)\nparameters: \(answer.parameters)\n\(answer.keys.count) rows \(answer.keys.prefix(10))\nSQLite: \(result.keys.count) rows \(result.keys.prefix(10))"
-                        if Self.mapsCase(expression) {
-                            caseMappings += 1
-                            withKnownIssue("PostgreSQL maps case one character to one, SQLite fully (ß → SS)") { Issue.record(difference) }
-                        } else {
-                            failures += 1
-                            Issue.record(difference)
-                        }
+                        failures += 1
+                        Issue.record(difference)
                     }
                 } catch let failure as ExpressionFixture.PostgresFailure where failure.isOutOfRange && Self.mayOverflowADouble(expression) {
                     skipped += 1
@@ -129,7 +123,6 @@ import Testing
         if fixture.postgres != nil {
             #expect(compared > count, "only \(compared) comparisons for \(count) filters on \(type.name)")
             #expect(skipped < count / 20, "\(skipped) of \(count) filters on \(type.name) left out as known divergences")
-            #expect(caseMappings < count / 100, "\(caseMappings) of \(count) filters on \(type.name) differ by their case mapping")
         }
     }
 
@@ -153,17 +146,6 @@ import Testing
     /// an infinity, PostgreSQL an error (22003), which the gateway answers as a failed request.
     static func mayOverflowADouble(_ expression: BoundExpression) -> Bool {
         contains(expression) { isFloatingArithmetic($0, [.multiply, .divide]) }
-    }
-
-    /// A `tolower` or `toupper`: PostgreSQL's `lower`/`upper` map one character to one (ß stays
-    /// ß, ﬁ stays ﬁ), as .NET's invariant mappings do; SQLite's `edm_upper`/`edm_lower` and the
-    /// reference map fully, as Swift does (ß → SS, ﬁ → FI). Where that shows, the answers differ:
-    /// a known issue of the engines, reported as one rather than hidden.
-    static func mapsCase(_ expression: BoundExpression) -> Bool {
-        contains(expression) {
-            guard case .call(let function, _, _) = $0 else { return false }
-            return function == .toLower || function == .toUpper
-        }
     }
 
     private static func isFloatingArithmetic(_ node: BoundExpression, _ operators: [ArithmeticOperator]) -> Bool {

@@ -46,8 +46,8 @@ enum ExpressionFixture {
     }
 
     /// Inserts the two groups and `allTypesRows` into all-types tables.
-    static func insertAllTypesRows(into database: Database, model: EntityModel) throws {
-        let inserter = RowInserter(connection: database)
+    static func insertAllTypesRows(into connection: any SQLConnection, model: EntityModel) throws {
+        let inserter = RowInserter(connection: connection)
         let group = type("Groups", in: model)
         for (id, label) in [(1, "red"), (2, "Blue")] {
             try inserter.insert(group, columns: [.integer(Int64(id)), .text(label)])

@@ -11,11 +11,12 @@ import Testing
 /// engine, checked against the reference evaluator reading the rows the gateway was seeded with.
 @Suite(.serialized) struct ExpressionHTTPTests {
     /// The all-types schema behind a gateway, with the fixture rows.
-    static func allTypesGateway() throws -> TestGateway {
+    static func allTypesGateway(engine: TestGateway.Engine = .sqlite) throws -> TestGateway {
         let schema = try ExpressionFixture.allTypesSchemaFile()
         defer { try? FileManager.default.removeItem(at: schema) }
-        let gateway = try TestGateway(schema: schema, seed: nil)
-        try ExpressionFixture.insertAllTypesRows(into: try gateway.openDatabase(), model: gateway.model)
+        let gateway = try TestGateway(engine: engine, schema: schema, seed: nil)
+        let connection: any SQLConnection = try gateway.postgres?.connect() ?? gateway.openDatabase()
+        try ExpressionFixture.insertAllTypesRows(into: connection, model: gateway.model)
         return gateway
     }
 
@@ -49,10 +50,16 @@ import Testing
             || (status != 200 && ExpressionDifferentialTests.mayOverflowADouble(expression))
     }
 
-    @Test func everyFilterOfTheTableOverHTTP() throws {
-        let gateway = try Self.allTypesGateway()
+    @Test(arguments: TestGateway.engines) func everyFilterOfTheTableOverHTTP(engine: TestGateway.Engine) throws {
+        let gateway = try Self.allTypesGateway(engine: engine)
         for (filter, ids) in ExpressionSQLTests.filters {
             let response = try gateway.get("Samples?$filter=" + TestGateway.percentEncoded(filter))
+            if engine == .postgresql && filter.contains("\u{0}") {
+                // PostgreSQL text cannot hold U+0000: such a literal is refused, never cut short.
+                #expect(response.status == 400, "\(filter): \(response.text.prefix(300))")
+                #expect(try response.errorMessage().contains("U+0000"), "\(filter): \(response.text.prefix(300))")
+                continue
+            }
             #expect(response.status == 200, "\(filter): \(response.text.prefix(300))")
             guard response.status == 200 else { continue }
             let got = try Self.page(response).entities.map { $0["id"] as! Int }.sorted()

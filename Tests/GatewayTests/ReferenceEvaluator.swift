@@ -12,7 +12,8 @@ import ODataURI
 /// its result type (Int32 or Int64) with a result outside that type null, as is division or
 /// modulo by zero,
 /// strings are sequences of Unicode scalars compared by their UTF-8 bytes, `tolower`/`toupper`
-/// map each scalar by Unicode's full case mapping, and date parts are read in UTC.
+/// map each scalar by Unicode's simple (one to one) case mapping, as .NET's invariant mappings
+/// do, and date parts are read in UTC.
 struct ReferenceEvaluator {
     /// A value during evaluation. Decimals are exact (Foundation's `Decimal`): a quotient is
     /// rounded half away from zero to 28 places, a product or sum beyond 38 digits to 38.
@@ -358,10 +359,9 @@ struct ReferenceEvaluator {
             }
             return .text(text(Array(s[start..<end])))
         case .toLower:
-            // Unicode's full case mapping, scalar by scalar ('İ' becomes two, 'ß' upper "SS").
-            return .text(text(scalars(arguments[0]).flatMap { $0.properties.lowercaseMapping.unicodeScalars }))
+            return .text(text(scalars(arguments[0]).map { Self.simpleCaseMapping($0, lower: true) }))
         case .toUpper:
-            return .text(text(scalars(arguments[0]).flatMap { $0.properties.uppercaseMapping.unicodeScalars }))
+            return .text(text(scalars(arguments[0]).map { Self.simpleCaseMapping($0, lower: false) }))
         case .trim:
             var s = scalars(arguments[0])[...]
             while let first = s.first, whitespace.contains(first.value) { s = s.dropFirst() }
@@ -435,5 +435,27 @@ struct ReferenceEvaluator {
             }
         }
         return text(result)
+    }
+}
+
+extension ReferenceEvaluator {
+    /// Unicode's simple case mapping (UnicodeData.txt), from Swift's full mapping: where that is
+    /// one scalar the two agree; where it is several (SpecialCasing.txt: ß, ﬁ, ŉ, ǰ, ...) the
+    /// simple mapping keeps the scalar, except for the few listed with a simple mapping of their
+    /// own (İ lowers to i; Greek letters with a subscript iota upper to their title forms).
+    static func simpleCaseMapping(_ scalar: Unicode.Scalar, lower: Bool) -> Unicode.Scalar {
+        let full = lower ? scalar.properties.lowercaseMapping : scalar.properties.uppercaseMapping
+        if full.unicodeScalars.count == 1 { return full.unicodeScalars.first! }
+        let value = scalar.value
+        if lower {
+            return value == 0x130 ? "i" : scalar
+        }
+        switch value {
+        case 0x1F80...0x1F87, 0x1F90...0x1F97, 0x1FA0...0x1FA7: return Unicode.Scalar(value + 8)!
+        case 0x1FB3: return "\u{1FBC}"
+        case 0x1FC3: return "\u{1FCC}"
+        case 0x1FF3: return "\u{1FFC}"
+        default: return scalar
+        }
     }
 }
