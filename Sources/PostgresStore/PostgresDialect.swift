@@ -14,6 +14,15 @@ import ODataURI
 public struct PostgresDialect: SQLDialect {
     public init() {}
 
+    /// bytea's hex form; the rest is standard SQL (standard_conforming_strings is on by default).
+    public func literal(_ value: SQLValue) -> String {
+        guard case .blob(let bytes) = value else { return standardLiteral(value) }
+        return "'\\x" + bytes.map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined() + "'::bytea"
+    }
+
     public func quote(_ identifier: String) -> String {
         guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
         var quoted = "\""

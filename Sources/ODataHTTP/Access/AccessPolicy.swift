@@ -1,6 +1,8 @@
 import CSDL
 import EDM
 import Foundation
+import ODataStore
+import ODataURI
 
 /// A role resolved against the schema: its rights per set, what it cannot see, its rate.
 struct ResolvedRole: Sendable, Equatable {
@@ -60,9 +62,6 @@ struct AccessPolicy: Sendable {
 
     private static func resolve(_ role: AccessFile.Role, named name: String, document: CSDLDocument, model: EntityModel) throws(AccessFileError) -> ResolvedRole {
         let inRole = "role \(name)"
-        if let rows = role.rows, !rows.isEmpty {
-            throw AccessFileError("\(inRole): row filters (rows) are not supported by this version; remove them rather than serve without them")
-        }
         if let rate = role.rateLimit, !(rate > 0) { throw AccessFileError("\(inRole): rateLimit must be above 0") }
         let builtIn: EntitySetRights = switch name {
         case "reader": .allRead
@@ -96,7 +95,47 @@ struct AccessPolicy: Sendable {
             }
             hiddenProperties[type.name, default: []].insert(parts[1])
         }
-        return ResolvedRole(rules: RoleRules(roleName: name, rights: rights.filter { $0.value != .none }, isAnonymous: name == AccessFile.anonymousRole),
+        let rowFilters = try resolveRows(role.rows ?? [:], inRole: inRole, hiddenSets: hiddenSets, model: model)
+        return ResolvedRole(rules: RoleRules(roleName: name, rights: rights.filter { $0.value != .none }, isAnonymous: name == AccessFile.anonymousRole,
+                                             rowFilters: rowFilters),
                             hiddenSets: hiddenSets, hiddenProperties: hiddenProperties, rateLimit: role.rateLimit, isAdmin: false)
+    }
+
+    /// Binds each row filter to its set's type in the full model (a filter may name a property
+    /// the role does not see). A filter may go through navigation, but not to a set that is
+    /// filtered itself: the readers' views (`EntityReader.restrictRows`) would then depend on
+    /// one another, possibly in a circle.
+    private static func resolveRows(_ rows: [String: String], inRole: String, hiddenSets: Set<String>,
+                                    model: EntityModel) throws(AccessFileError) -> [RowFilter] {
+        var filters: [RowFilter] = []
+        for (setName, text) in rows.sorted(by: { $0.key < $1.key }) {
+            guard let set = model.entitySet(named: setName) else { throw AccessFileError("\(inRole): rows: unknown entity set \(setName)") }
+            guard !hiddenSets.contains(setName) else { throw AccessFileError("\(inRole): rows: the role cannot see \(setName)") }
+            let condition: BoundExpression
+            do {
+                condition = try ExpressionParser.parseFilter(text, for: set.entityType)
+            } catch {
+                throw AccessFileError("\(inRole): rows of \(setName): \(error)")
+            }
+            filters.append(RowFilter(entitySet: set, condition: condition, text: text))
+        }
+        let filtered = Set(filters.map(\.entitySet.name))
+        for filter in filters {
+            for reached in reachedSets(filter.condition) where filtered.contains(reached) {
+                throw AccessFileError("\(inRole): the row filter of \(filter.entitySet.name) goes to \(reached), which has a row filter of its own")
+            }
+        }
+        return filters
+    }
+
+    private static func reachedSets(_ expression: BoundExpression) -> [String] {
+        switch expression {
+        case .literal: return []
+        case .member(let path): return path.navigations.compactMap { $0.target.entitySet?.name }
+        case .convert(let inner, _), .negate(let inner, _), .not(let inner): return reachedSets(inner)
+        case .arithmetic(_, let left, let right, _), .comparison(_, let left, let right), .and(let left, let right), .or(let left, let right):
+            return reachedSets(left) + reachedSets(right)
+        case .call(_, let arguments, _): return arguments.flatMap(reachedSets)
+        }
     }
 }

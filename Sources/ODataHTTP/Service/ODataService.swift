@@ -113,7 +113,7 @@ public final class ODataService: Sendable {
         self.jsonHeaders = (Self.headers(type: Self.jsonType, version: .v1), Self.headers(type: Self.jsonType, version: .v2))
         let madeWorkers = madeWorkers
         self.workers = ThreadLocal {
-            let worker = WorkerContext(store: store, longestCachedTarget: longestCachedTarget)
+            let worker = WorkerContext(store: store, rowFilters: rules?.rowFilters ?? [], longestCachedTarget: longestCachedTarget)
             madeWorkers.add(worker.record)
             return worker
         }

@@ -23,13 +23,16 @@ final class WorkerContext {
     var serviceRootURIs: EntityURIs?
 
     private let store: any EntityStore
+    /// The role's row filters, applied to the reader as it opens (`RowFilter`).
+    private let rowFilters: [RowFilter]
     /// Opened on the first read, not with the context: a thread that only writes or serves
     /// `$metadata` needs none, and a failure to open one is then that read's error.
     private var openedReader: (any EntityReading)?
 
-    init(store: any EntityStore, longestCachedTarget: Int) {
+    init(store: any EntityStore, rowFilters: [RowFilter] = [], longestCachedTarget: Int) {
         record = WorkerRecord(thread: pthread_self())
         self.store = store
+        self.rowFilters = rowFilters
         parseCache = ParseCache<QueryMemo>(longestTarget: longestCachedTarget)
     }
 
@@ -37,7 +40,7 @@ final class WorkerContext {
     @inline(__always)
     func reader() throws -> any EntityReading {
         if let openedReader { return openedReader }
-        let reader = try store.openReader()
+        let reader = try store.openReader(restrictedTo: rowFilters)
         openedReader = reader
         return reader
     }

@@ -15,6 +15,8 @@ public struct SQLBuildContext {
     public private(set) var joins: [String] = []
     private var aliasesByPath: [String: String] = [:]
     private let aliasPrefix: String
+    /// Values are written into the text as literals rather than bound (a view's definition).
+    public var inlinesValues = false
 
     public init(dialect: any SQLDialect, rootAlias: String = "t0", aliasPrefix: String = "j") {
         self.dialect = dialect
@@ -24,6 +26,7 @@ public struct SQLBuildContext {
 
     /// Adds a parameter and returns its placeholder.
     public mutating func bind(_ value: SQLValue) -> String {
+        if inlinesValues { return dialect.literal(value) }
         let placeholder = dialect.placeholder(parameters.count)
         parameters.append(value)
         return placeholder

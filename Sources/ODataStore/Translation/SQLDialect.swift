@@ -78,6 +78,9 @@ public protocol SQLDialect: Sendable {
     /// How the engine computes Edm.Decimal exactly; nil (the default) computes it in double
     /// precision (`castToReal`).
     var exactDecimal: ExactDecimalSQL? { get }
+    /// `value` written into the SQL text, for statements that cannot take parameters (a view's
+    /// definition); the default is standard SQL with SQLite's blob form.
+    func literal(_ value: SQLValue) -> String
 }
 
 extension SQLDialect {
@@ -85,6 +88,18 @@ extension SQLDialect {
     public var exactDecimal: ExactDecimalSQL? { nil }
 
     public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String { placeholder }
+
+    public func literal(_ value: SQLValue) -> String { standardLiteral(value) }
+
+    public func standardLiteral(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let number): return String(number)
+        case .real(let number): return number.isFinite ? "(" + String(number) + ")" : "NULL"
+        case .text(let text): return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        case .blob(let bytes): return "X'" + bytes.map { String($0, radix: 16).leftPadded() }.joined() + "'"
+        }
+    }
 
     public func arithmetic(_ op: ArithmeticOperator, _ left: String, _ right: String, integral: Bool) -> String {
         let symbol: String
@@ -128,4 +143,9 @@ extension SQLDialect {
             (alias.map { column($0, name) } ?? quote(name)) + " = " + placeholder(firstParameter + offset)
         }.joined(separator: " AND ")
     }
+}
+
+extension String {
+    /// A byte's two hex digits.
+    fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
 }
