@@ -11,7 +11,8 @@ struct DealerService: Sendable {
         var people: [Person]
         var totalCount: Int?
         var skip: Int
-        /// The first response's body: what `--json` prints.
+        /// What `--json` prints: the response as it came when the server answered in one page,
+        /// else one document, `{"d":{"__count":…,"results":[…]}}`, of the rows asked for.
         var raw: Data
     }
 
@@ -32,13 +33,24 @@ struct DealerService: Sendable {
         var page = try decodePage(response)
         var people = page.elements
         let totalCount = page.totalCount
+        var rows = try rawRows(response)
         var seen: Set<URL> = []
         while people.count < top ?? .max, let next = page.nextLink, seen.insert(next).inserted {
-            page = try decodePage(try await send(.get(next.absoluteString)))
+            let nextResponse = try await send(.get(next.absoluteString))
+            page = try decodePage(nextResponse)
             people += page.elements
+            rows += try rawRows(nextResponse)
         }
         if let top, people.count > top { people.removeLast(people.count - top) }
-        return PeoplePage(people: people, totalCount: totalCount, skip: skip ?? 0, raw: response.data)
+        guard !seen.isEmpty else {
+            return PeoplePage(people: people, totalCount: totalCount, skip: skip ?? 0, raw: response.data)
+        }
+        // The rows stay as the server wrote them; only the envelope is new.
+        if let top, rows.count > top { rows.removeLast(rows.count - top) }
+        var body: JSONObject = ["results": .array(rows)]
+        if let totalCount { body["__count"] = .string(String(totalCount)) }
+        let raw = (try? JSONEncoder().encode(JSONValue.object(["d": .object(body)]))) ?? response.data
+        return PeoplePage(people: people, totalCount: totalCount, skip: skip ?? 0, raw: raw)
     }
 
     /// A person with their cars: the blog's `Person(id)?$expand=PersonCar,PersonCar/Car`.
@@ -85,6 +97,20 @@ struct DealerService: Sendable {
         } catch {
             throw DealerFailure(error, serviceRoot: connection.baseURL)
         }
+    }
+
+    /// A page's rows, untyped, for `--json`.
+    private func rawRows(_ response: RestResponse) throws(DealerFailure) -> [JSONValue] {
+        let payload: ODataPayload
+        do {
+            payload = try ODataPayload(data: response.data, from: response.url)
+        } catch {
+            throw DealerFailure(error, serviceRoot: connection.baseURL)
+        }
+        guard case .collection(let collection) = payload else {
+            throw DealerFailure(.unexpectedPayload(url: response.url, reason: "expected a collection"), serviceRoot: connection.baseURL)
+        }
+        return collection.elements.map(JSONValue.object)
     }
 
     private func decodePage(_ response: RestResponse) throws(DealerFailure) -> ODataCollection<Person> {

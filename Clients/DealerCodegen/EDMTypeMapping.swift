@@ -17,7 +17,7 @@ struct EDMTypeMapping {
         case "Edm.Boolean": return EDMTypeMapping(swiftType: "Bool", keyLiteral: .odataLiteral)
         case "Edm.Byte": return EDMTypeMapping(swiftType: "UInt8", keyLiteral: .plain)
         case "Edm.DateTime": return EDMTypeMapping(swiftType: "Date", keyLiteral: .odataLiteral)
-        case "Edm.DateTimeOffset": return EDMTypeMapping(swiftType: "Date", keyLiteral: .unsupported)
+        case "Edm.DateTimeOffset": return EDMTypeMapping(swiftType: "ODataDateTimeOffset", keyLiteral: .odataLiteral)
         case "Edm.Decimal": return EDMTypeMapping(swiftType: "Decimal", keyLiteral: .odataLiteral)
         case "Edm.Double": return EDMTypeMapping(swiftType: "Double", keyLiteral: .odataLiteral)
         case "Edm.Guid": return EDMTypeMapping(swiftType: "UUID", keyLiteral: .odataLiteral)

@@ -48,7 +48,37 @@ struct ModelSchema {
         var entitySet: (setName: String, enumName: String, caseName: String)?
     }
 
+    /// A service operation, written as a `RestConnection` method.
+    struct Function {
+        enum Result {
+            /// No body worth reading.
+            case none
+            /// An entity or complex value; a collection of them when `isCollection`.
+            case decodable(swiftType: String, isCollection: Bool)
+            /// An EDM simple type; a collection of them when `isCollection`.
+            case primitive(swiftType: String, isCollection: Bool)
+        }
+
+        struct Parameter {
+            var name: String
+            var swiftName: String
+            var edmType: String
+            var swiftType: String
+            var nullable: Bool
+        }
+
+        var name: String
+        var swiftName: String
+        var httpMethod: String
+        var parameters: [Parameter]
+        var returnType: String?
+        var result: Result
+        /// Why no method can be written (a parameter of a type with no URI literal), if so.
+        var unsupportedReason: String?
+    }
+
     var entitySetEnums: [EntitySetEnum] = []
+    var functions: [Function] = []
     var entityTypes: [EntityType] = []
     var schemaNamespaces: [String] = []
 
@@ -62,10 +92,17 @@ struct ModelSchema {
     static let reservedTypeNames: Set<String> = [
         "String", "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt8", "Float", "Double", "Decimal",
         "Date", "Data", "UUID", "URL", "JSONValue", "JSONObject", "ODataMetadata", "ODataIndirect",
-        "ODataEntity", "ODataLiteral", "ODataPrimitive", "ODataDuration", "Codable", "Sendable", "Equatable", "Decoder",
+        "ODataEntity", "ODataLiteral", "ODataPrimitive", "ODataDuration", "ODataDateTimeOffset", "Codable", "Sendable", "Equatable", "Decoder",
         "Encoder", "CodingKey", "Optional", "Array", "Dictionary", "Set", "Error", "Any", "AnyObject",
         "Self", "Type", "Protocol", "Never", "Void", "Foundation", "RestConnection", "Swift", "Character",
         "Substring", "Hashable", "CaseIterable", "RawRepresentable", "Identifiable", "PartialKeyPath",
+    ]
+
+    /// `RestConnection`'s own members, which a generated operation method must not shadow.
+    static let reservedFunctionNames: Set<String> = [
+        "all", "batch", "callFunction", "count", "create", "delete", "get", "getAll", "getCollection", "link", "load",
+        "perform", "send", "serviceRoot", "unlink", "update", "url", "baseURL", "credentials", "defaultHeaders",
+        "delegate", "timeout", "trust", "tunnelling", "init",
     ]
 
     /// - Parameter typePrefix: put before every generated type's name (`DC` gives `DCPerson`).
@@ -158,6 +195,49 @@ struct ModelSchema {
             entityTypes.append(EntityType(qualifiedName: qualified, swiftName: swiftTypeName[qualified]!,
                                           properties: properties, navigations: navigations, keys: keys, entitySet: set))
         }
+        functions = ModelSchema.functions(of: document, index: index, swiftTypeName: swiftTypeName)
+    }
+
+    private static func functions(of document: CSDLDocument, index: SchemaIndex, swiftTypeName: [String: String]) -> [Function] {
+        var names = NameAllocator(reserved: reservedFunctionNames)
+        var functions: [Function] = []
+        for container in document.schemas.flatMap(\.entityContainers) {
+            for function in container.functionImports {
+                let swiftName = names.allocate([SwiftNaming.lowerCamel(function.name), SwiftNaming.lowerCamel(function.name) + "Function"])
+                var parameterNames = NameAllocator(reserved: ["query", "self"])
+                var unsupported: String?
+                let parameters = function.parameters.map { parameter in
+                    let mapping = EDMTypeMapping.mapping(for: parameter.type)
+                    if mapping.keyLiteral == .unsupported, unsupported == nil {
+                        unsupported = "parameter \(parameter.name) is of type \(parameter.type), which has no URI literal here"
+                    }
+                    let swiftName = parameterNames.allocate([SwiftNaming.lowerCamel(parameter.name), SwiftNaming.sanitized(parameter.name) + "Value"])
+                    return Function.Parameter(name: parameter.name, swiftName: swiftName, edmType: parameter.type,
+                                              swiftType: mapping.swiftType, nullable: parameter.nullable ?? true)
+                }
+                functions.append(Function(
+                    name: function.name, swiftName: swiftName, httpMethod: (function.httpMethod ?? "GET").uppercased(),
+                    parameters: parameters, returnType: function.returnType,
+                    result: result(of: function.returnType, index: index, swiftTypeName: swiftTypeName),
+                    unsupportedReason: unsupported))
+            }
+        }
+        return functions
+    }
+
+    private static func result(of returnType: String?, index: SchemaIndex, swiftTypeName: [String: String]) -> Function.Result {
+        guard var type = returnType, !type.isEmpty else { return .none }
+        var isCollection = false
+        if type.hasPrefix("Collection("), type.hasSuffix(")") {
+            type = String(type.dropFirst("Collection(".count).dropLast())
+            isCollection = true
+        }
+        if type.hasPrefix("Edm.") {
+            return .primitive(swiftType: EDMTypeMapping.mapping(for: type).swiftType, isCollection: isCollection)
+        }
+        // An entity type of this schema is decoded as its model; a complex type stays untyped JSON.
+        let swiftType = swiftTypeName[index.qualifiedTypeName(type)] ?? "JSONValue"
+        return .decodable(swiftType: swiftType, isCollection: isCollection)
     }
 
     /// Facets worth a word in a property's comment.

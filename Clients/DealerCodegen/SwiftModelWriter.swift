@@ -33,6 +33,10 @@ struct SwiftModelWriter {
             out.blank()
             writeCodable(type, into: &out)
         }
+        if !schema.functions.isEmpty {
+            out.blank()
+            writeFunctions(schema.functions, into: &out)
+        }
         guard accessLevel != "public" else { return out.text }
         // Declarations are written public; another level replaces that modifier, line by line.
         return out.text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
@@ -49,6 +53,52 @@ struct SwiftModelWriter {
         out.line("public enum \(setEnum.swiftName): String, CaseIterable, Sendable {")
         for entry in setEnum.cases {
             out.line("    case \(SwiftNaming.escaped(entry.swiftName)) = \(SwiftNaming.stringLiteral(entry.setName))")
+        }
+        out.line("}")
+    }
+
+    // MARK: Service operations
+
+    private func writeFunctions(_ functions: [ModelSchema.Function], into out: inout SourceText) {
+        out.line("/// The service operations (function imports), called by name with typed parameters.")
+        out.line("extension RestConnection {")
+        for (offset, function) in functions.enumerated() {
+            if offset > 0 { out.blank() }
+            let returns = function.returnType.map { " returning \($0)" } ?? ""
+            if let reason = function.unsupportedReason {
+                out.line("    // \(SwiftNaming.commentText(function.name)) is not generated: \(SwiftNaming.commentText(reason)).")
+                continue
+            }
+            out.line("    /// \(SwiftNaming.commentText(function.name)) (\(function.httpMethod))\(SwiftNaming.commentText(returns)).")
+            var arguments = function.parameters.map { parameter in
+                "\(SwiftNaming.escaped(parameter.swiftName)): \(parameter.swiftType)\(parameter.nullable ? "? = nil" : "")"
+            }
+            var swiftResult = "Void"
+            var call: String
+            let parameters = function.parameters.map { "\(SwiftNaming.stringLiteral($0.name)): \(SwiftNaming.escaped($0.swiftName))" }
+            let head = "callFunction(\(SwiftNaming.stringLiteral(function.name)), parameters: [\(parameters.isEmpty ? ":" : parameters.joined(separator: ", "))], "
+                + "method: HTTPMethod(rawValue: \(SwiftNaming.stringLiteral(function.httpMethod)))"
+            switch function.result {
+            case .none:
+                call = "try await \(head))"
+            case .decodable(let type, isCollection: true):
+                arguments.append("query: ODataQuery = ODataQuery()")
+                swiftResult = "[\(type)]"
+                call = "try await \(head), query: query, returningCollectionOf: \(type).self)"
+            case .decodable(let type, isCollection: false):
+                swiftResult = type
+                call = "try await \(head), returning: \(type).self)"
+            case .primitive(let type, isCollection: true):
+                swiftResult = "[\(type)]"
+                call = "try await \(head), returningPrimitiveCollectionOf: \(type).self)"
+            case .primitive(let type, isCollection: false):
+                swiftResult = type
+                call = "try await \(head), returningPrimitive: \(type).self)"
+            }
+            let signature = "public func \(SwiftNaming.escaped(function.swiftName))(\(arguments.joined(separator: ", "))) async throws(RestConnectionError)"
+            out.line("    \(signature)\(swiftResult == "Void" ? "" : " -> " + swiftResult) {")
+            out.line("        \(call)")
+            out.line("    }")
         }
         out.line("}")
     }
@@ -290,6 +340,7 @@ struct SwiftModelWriter {
         case "Bool": return "true"
         case "UUID": return "guid'...'"
         case "Date": return "datetime'...'"
+        case "ODataDateTimeOffset": return "datetimeoffset'...'"
         case "Data": return "X'...'"
         default: return "1"
         }

@@ -1,34 +1,54 @@
 import Foundation
 
 /// OData V2's JSON form of dates: `"\/Date(1257008908440)\/"`, milliseconds since 1970 in UTC,
-/// with an optional `+hhmm`/`-hhmm` offset for Edm.DateTimeOffset. ISO 8601 text is read too,
-/// as some servers write it; without a zone it is taken as UTC.
+/// with an optional `+mmmm`/`-mmmm` offset in minutes for Edm.DateTimeOffset. With an offset the
+/// milliseconds are the clock time at that offset, as Olingo V2, pyodata and datajs read and write
+/// them: `/Date(1330837567000+0330)/` is 05:06:07+05:30, the instant 23:36:07Z the day before.
+/// ISO 8601 text is read too, as some servers write it; without a zone it is taken as UTC.
 public enum ODataDate {
-    /// Reads either form; nil if the text is neither.
+    /// Reads either form as an instant; nil if the text is neither.
     public static func parse(_ text: String) -> Date? {
+        parseWithOffset(text)?.date
+    }
+
+    /// Reads either form keeping the offset it was written with (zero when it has none).
+    public static func parseWithOffset(_ text: String) -> ODataDateTimeOffset? {
         parseMilliseconds(text) ?? parseISO8601(text)
     }
 
     /// Writes the `/Date(ms)/` form (JSON encoders escape its slashes, which is the same string).
     public static func format(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        return "/Date(\(Int64(milliseconds)))/"
+        "/Date(\(milliseconds(of: date)))/"
     }
 
-    private static func parseMilliseconds(_ text: String) -> Date? {
+    /// Writes `/Date(ms±mmmm)/`: the clock time at the offset, then the offset in minutes.
+    public static func format(_ value: ODataDateTimeOffset) -> String {
+        let clock = milliseconds(of: value.date) + Int64(value.offsetMinutes) * 60_000
+        let sign = value.offsetMinutes < 0 ? "-" : "+"
+        let minutes = String(abs(value.offsetMinutes))
+        return "/Date(\(clock)\(sign)\(String(repeating: "0", count: max(0, 4 - minutes.count)) + minutes))/"
+    }
+
+    private static func milliseconds(of date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    private static func parseMilliseconds(_ text: String) -> ODataDateTimeOffset? {
         guard text.hasPrefix("/Date("), text.hasSuffix(")/") else { return nil }
         var inner = Substring(text.dropFirst(6).dropLast(2))
-        // The offset of a DateTimeOffset says where the value was written; the instant is the milliseconds.
+        var offsetMinutes = 0
         if let sign = inner.dropFirst().lastIndex(where: { $0 == "+" || $0 == "-" }) {
             let offset = inner[inner.index(after: sign)...]
-            guard !offset.isEmpty, offset.allSatisfy(\.isASCIIDigit) else { return nil }
+            guard !offset.isEmpty, offset.allSatisfy(\.isASCIIDigit), let minutes = Int(offset), minutes <= 24 * 60 else { return nil }
+            offsetMinutes = inner[sign] == "-" ? -minutes : minutes
             inner = inner[..<sign]
         }
-        guard let milliseconds = Int64(inner) else { return nil }
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        guard let clock = Int64(inner) else { return nil }
+        let instant = Double(clock - Int64(offsetMinutes) * 60_000) / 1000
+        return ODataDateTimeOffset(Date(timeIntervalSince1970: instant), offsetMinutes: offsetMinutes)
     }
 
-    private static func parseISO8601(_ text: String) -> Date? {
+    private static func parseISO8601(_ text: String) -> ODataDateTimeOffset? {
         // yyyy-MM-ddTHH:mm[:ss[.fffffff]][Z|±hh:mm]
         let scalars = Array(text.utf8)
         var index = 0
@@ -83,7 +103,7 @@ public enum ODataDate {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         guard let date = calendar.date(from: components) else { return nil }
-        return date.addingTimeInterval(fraction - Double(offsetSeconds))
+        return ODataDateTimeOffset(date.addingTimeInterval(fraction - Double(offsetSeconds)), offsetMinutes: offsetSeconds / 60)
     }
 }
 

@@ -29,8 +29,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let query = queryStart.map { target[target.utf8.index(after: $0)...] } ?? ""
             let parse = { () throws(URIError) in try parser.parse(path: path, query: query) }
             let direct = Result(catching: parse)
-            let cached = Array(line).withUnsafeBytes { bytes in
-                Result { () throws(URIError) in try cache.entry(for: bytes, text: { target }, parse: parse, derive: { _ in }).info }
+            let bytes = Array(line)
+            let cached = Result { () throws(URIError) in
+                try cache.entry(for: bytes.span, text: { target }, parse: parse, derive: { _ in }).info
             }
             // The parser takes text, repaired where the bytes are not UTF-8; the cache sees the
             // bytes the client sent and refuses those (a 400), as the service does.

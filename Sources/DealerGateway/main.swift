@@ -336,17 +336,32 @@ extension Serve {
 struct Initialize: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
-        abstract: "Create the schema's tables in a database file without serving (and without seed rows unless --seed is given).")
+        abstract: "Create the schema's tables without serving: a SQLite file empty (unless --seed is given), a PostgreSQL database (--database) seeded from SeedData, as serve would.")
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "A folder of seed files to load when the database is new.")
+    @Option(help: "The folder of seed files to load when the database is new (default: none for a SQLite file, SeedData for --database).")
     var seed: String?
+
+    @Flag(help: "Create the tables without seed rows, even for --database.")
+    var noSeed = false
+
+    /// A shared PostgreSQL database is made ready for the gateways that will serve it, as the
+    /// first `serve` would make it; a SQLite file stays empty for tools that fill it (the
+    /// benchmark's data generator).
+    var seedFolder: String? {
+        if noSeed { return nil }
+        return seed ?? (database.postgresURL != nil ? "SeedData" : nil)
+    }
+
+    func validate() throws {
+        if noSeed && seed != nil { throw ValidationError("--seed and --no-seed exclude each other") }
+    }
 
     func run() throws {
         let logger = Logger(label: "dealer-gateway")
         let model = try database.loadModel()
-        try database.prepareDatabase(model: model, seed: seed, logger: logger)
+        try database.prepareDatabase(model: model, seed: seedFolder, logger: logger)
         print("Initialized \(database.location)")
     }
 }

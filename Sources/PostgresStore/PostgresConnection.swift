@@ -131,7 +131,7 @@ public final class PostgresConnection {
         for parameter in parameters {
             // libpq reads a text parameter up to its first NUL, which would cut it silently.
             if case .text(let text) = parameter, text.utf8.contains(0) {
-                throw PostgresError(sqlState: "22021", message: "text holding U+0000 cannot be stored in PostgreSQL", sql: sql)
+                throw PostgresError(sqlState: "22021", message: "text holds U+0000 (NUL), which PostgreSQL cannot store", sql: sql)
             }
         }
         let connection = try live()
@@ -269,7 +269,7 @@ public final class PostgresResult {
     /// Decoded `bytea` values lent by `storedColumn`, released with the result.
     private var decodedBlobs: [UnsafeMutableRawBufferPointer] = []
 
-    private enum ColumnKind { case integer, boolean, real, blob, text }
+    private enum ColumnKind { case integer, boolean, real, blob, decimal, text }
 
     init(_ handle: OpaquePointer) {
         self.handle = handle
@@ -281,6 +281,10 @@ public final class PostgresResult {
             case PostgresType.bool: .boolean
             case PostgresType.float4, PostgresType.float8: .real
             case PostgresType.bytea: .blob
+            // A column declared NUMERIC(p,s) answers at its scale, as SQLite keeps a decimal
+            // written at its property's Scale; a computed or unconstrained NUMERIC (typmod -1)
+            // answers without padding zeros, as SQLite's decimal functions do.
+            case PostgresType.numeric: PQfmod(handle, column) == -1 ? .decimal : .text
             default: .text
             }
         }
@@ -319,6 +323,8 @@ public final class PostgresResult {
                 .map(StoredColumn.real) ?? .null
         case .blob:
             return .blob(UnsafeRawBufferPointer(decodeHex(UnsafeBufferPointer(start: bytes, count: length))))
+        case .decimal:
+            return .text(UnsafeBufferPointer(start: bytes, count: Self.canonicalDecimalLength(bytes, length)))
         case .text:
             return .text(UnsafeBufferPointer(start: bytes, count: length))
         }
@@ -332,6 +338,17 @@ public final class PostgresResult {
     /// Every row, each as its owned column values.
     public var rows: [[SQLValue]] {
         (0..<rowCount).map { row in (0..<columnCount).map { value(row: row, column: $0) } }
+    }
+
+    /// The length of an unconstrained NUMERIC's text without the zeros its computation left
+    /// ("10.50" is "10.5", "10.00" is "10"), so that it reads as on SQLite. (NUMERIC's output
+    /// has no exponent.)
+    private static func canonicalDecimalLength(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Int {
+        guard UnsafeBufferPointer(start: bytes, count: length).contains(UInt8(ascii: ".")) else { return length }
+        var end = length
+        while end > 0 && bytes[end - 1] == UInt8(ascii: "0") { end -= 1 }
+        if end > 0 && bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        return end
     }
 
     private static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {

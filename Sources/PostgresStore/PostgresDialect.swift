@@ -117,16 +117,30 @@ public struct PostgresDialect: SQLDialect {
     /// Truncated toward zero in NUMERIC, where no value saturates or overflows, and NULL outside
     /// `range` (NaN, above every number in PostgreSQL, is outside too).
     public func castToInteger(_ sql: String, within range: ClosedRange<Int64>) -> String {
-        let truncated = "trunc(CAST(" + sql + " AS NUMERIC))"
-        return "(CASE WHEN " + truncated + " BETWEEN " + String(range.lowerBound) + " AND " + String(range.upperBound)
-            + " THEN CAST(" + truncated + " AS BIGINT) END)"
+        integerResult("trunc(CAST(" + sql + " AS NUMERIC))", within: range)
     }
 
     /// Integer arithmetic is computed in NUMERIC (`arithmetic`), where nothing overflows: a
     /// result outside `range` is NULL, as on SQLite, rather than PostgreSQL's overflow error.
+    /// The operand appears once: clamped to one past either end (LEAST and GREATEST pass NULL
+    /// through as the bound, which NULLIF then drops), and those two values are NULL.
     public func integerResult(_ sql: String, within range: ClosedRange<Int64>) -> String {
-        "(CASE WHEN " + sql + " BETWEEN " + String(range.lowerBound) + " AND " + String(range.upperBound)
-            + " THEN CAST(" + sql + " AS BIGINT) END)"
+        let below = "(" + String(range.lowerBound) + "::NUMERIC - 1)", above = "(" + String(range.upperBound) + "::NUMERIC + 1)"
+        return "CAST(NULLIF(NULLIF(GREATEST(LEAST(" + sql + ", " + above + "), " + below + "), " + above + "), " + below + ") AS BIGINT)"
+    }
+
+    /// `body` over `sql` evaluated once, as `v`: an operand written twice would double the
+    /// statement at every level of nesting, so that a filter within the depth bound could still
+    /// make a statement too large to plan. A scalar subquery over one value per row; `OFFSET 0`
+    /// keeps the planner from pulling the inner one up, which would write the operand into
+    /// each use again.
+    private static func once(_ sql: String, _ body: (String) -> String) -> String {
+        "(SELECT " + body("v") + " FROM (SELECT " + sql + " AS v OFFSET 0) AS once)"
+    }
+
+    /// `body` over two operands evaluated once each, as `a` and `b`.
+    private static func once(_ first: String, _ second: String, _ body: (String, String) -> String) -> String {
+        "(SELECT " + body("a", "b") + " FROM (SELECT " + first + " AS a, " + second + " AS b OFFSET 0) AS once)"
     }
 
     /// A Boolean is bound as the integer 0 or 1 (its storage form on every engine); here it
@@ -139,8 +153,9 @@ public struct PostgresDialect: SQLDialect {
         switch type {
         case .boolean: return "(CAST(" + placeholder + " AS BIGINT) <> 0)"
         case .byte, .sByte, .int16, .int32, .int64, .dateTime, .dateTimeOffset, .time: return "CAST(" + placeholder + " AS BIGINT)"
-        // A Decimal literal is bound as a double, as the translator computes Decimals.
-        case .double, .single, .decimal: return "CAST(" + placeholder + " AS DOUBLE PRECISION)"
+        case .double, .single: return "CAST(" + placeholder + " AS DOUBLE PRECISION)"
+        // A Decimal literal is bound as its text (`exactDecimal`).
+        case .decimal: return "CAST(" + placeholder + " AS NUMERIC)"
         case .string, .guid: return "CAST(" + placeholder + " AS TEXT)"
         case .binary: return "CAST(" + placeholder + " AS BYTEA)"
         }
@@ -161,6 +176,10 @@ public struct PostgresDialect: SQLDialect {
             return integral ? "trunc" + quotient : quotient
         }
     }
+
+    /// Decimals are NUMERIC, exact in `$filter` as in storage.
+    public var exactDecimal: (any ExactDecimalSQL)? { Self.decimalSQL }
+    private static let decimalSQL = PostgresDecimalSQL()
 
     public var binaryCollation: String { " COLLATE \"C\"" }
     public var trueValue: String { "TRUE" }
@@ -184,9 +203,9 @@ public struct PostgresDialect: SQLDialect {
 
     /// A string position or length as the INTEGER `substr` takes: below 0 it is 0, past a
     /// billion (more than any text holds) a billion, and NULL stays NULL (which LEAST and
-    /// GREATEST would ignore). The text may repeat: its parameters are numbered.
+    /// GREATEST would ignore).
     private static func clampedInteger(_ sql: String) -> String {
-        "CAST(CASE WHEN " + sql + " < 0 THEN 0 WHEN " + sql + " > 1000000000 THEN 1000000000 ELSE " + sql + " END AS INTEGER)"
+        once(sql) { v in "CAST(CASE WHEN " + v + " < 0 THEN 0 WHEN " + v + " > 1000000000 THEN 1000000000 ELSE " + v + " END AS INTEGER)" }
     }
 
     /// The collation whose `lower`/`upper` map every Unicode letter, one character to one, as
@@ -203,9 +222,9 @@ public struct PostgresDialect: SQLDialect {
             let s = arg(0)
             return "(strpos(" + s + ", " + arg(1) + ") = 1)"
         case .endsWith:
-            let s1 = arg(0), p1 = arg(1), p2 = arg(1), s2 = arg(0), p3 = arg(1)
-            return "(right(" + s1 + ", length(" + p1 + ")) = " + p2 + binaryCollation
-                + " AND length(" + s2 + ") >= length(" + p3 + "))"
+            return Self.once(arg(0), arg(1)) { s, p in
+                "(right(" + s + ", length(" + p + ")) = " + p + binaryCollation + " AND length(" + s + ") >= length(" + p + "))"
+            }
         case .length:
             return "CAST(length(" + arg(0) + ") AS BIGINT)"
         case .indexOf:
@@ -235,9 +254,10 @@ public struct PostgresDialect: SQLDialect {
         case .round:
             // Half away from zero, as SQLite's round() and .NET's MidpointRounding.AwayFromZero;
             // PostgreSQL's round of a double rounds half to even.
-            let x1 = arg(0), x2 = arg(0), x3 = arg(0), x4 = arg(0)
-            return "(CASE WHEN abs(CAST(" + x1 + " AS DOUBLE PRECISION)) < 4503599627370496.0 THEN trunc(CAST(" + x2
-                + " AS DOUBLE PRECISION) + CASE WHEN " + x3 + " < 0 THEN -0.5 ELSE 0.5 END) ELSE CAST(" + x4 + " AS DOUBLE PRECISION) END)"
+            return Self.once(arg(0)) { x in
+                "(CASE WHEN abs(CAST(" + x + " AS DOUBLE PRECISION)) < 4503599627370496.0 THEN trunc(CAST(" + x
+                    + " AS DOUBLE PRECISION) + CASE WHEN " + x + " < 0 THEN -0.5 ELSE 0.5 END) ELSE CAST(" + x + " AS DOUBLE PRECISION) END)"
+            }
         case .floor:
             return "floor(CAST(" + arg(0) + " AS DOUBLE PRECISION))"
         case .ceiling:
@@ -260,8 +280,9 @@ public struct PostgresDialect: SQLDialect {
             }
         }
         // Whole days and the milliseconds within them, each exact, added to the epoch.
-        let instant = "(TIMESTAMP '1970-01-01' + (" + sql + " / 86400000) * INTERVAL '1 day' + (" + sql
-            + " % 86400000) * INTERVAL '1 millisecond')"
+        func instant(_ sql: String) -> String {
+            "(TIMESTAMP '1970-01-01' + (" + sql + " / 86400000) * INTERVAL '1 day' + (" + sql + " % 86400000) * INTERVAL '1 millisecond')"
+        }
         let field: String
         switch function {
         case .year: field = "YEAR"
@@ -271,8 +292,10 @@ public struct PostgresDialect: SQLDialect {
         case .minute: field = "MINUTE"
         default: field = "SECOND"
         }
-        return "(CASE WHEN " + sql + " BETWEEN " + Self.instantRange + " THEN CAST(floor(EXTRACT(" + field + " FROM "
-            + instant + ")) AS BIGINT) END)"
+        return Self.once(sql) { v in
+            "(CASE WHEN " + v + " BETWEEN " + Self.instantRange + " THEN CAST(floor(EXTRACT(" + field + " FROM "
+                + instant(v) + ")) AS BIGINT) END)"
+        }
     }
 
     /// An identity column: BY DEFAULT, so that seed rows keep their keys; a sequence never hands

@@ -53,6 +53,10 @@ extension PostgresError: StoreFailure {
     /// tried again (503).
     public var isAborted: Bool { isSerializationFailure || sqlState == "57014" }
 
+    /// A character the database's encoding cannot hold (22021, as for U+0000, which the
+    /// connection refuses before sending; 22P05 untranslatable).
+    public var rejectsValue: Bool { sqlState == "22021" || sqlState == "22P05" }
+
     /// Class 23, integrity constraint violation: unique (23505), foreign key (23503), others.
     public var violatedConstraint: ViolatedConstraint? {
         guard let sqlState, sqlState.hasPrefix("23") else { return nil }

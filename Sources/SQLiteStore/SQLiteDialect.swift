@@ -63,8 +63,8 @@ public struct SQLiteDialect: SQLDialect {
         return castToInteger(sql, within: range)
     }
     /// Decimal text computed by `DecimalFunctions`, compared by their collation.
-    public var exactDecimal: ExactDecimalSQL? { Self.decimalFunctions }
-    private static let decimalFunctions = ExactDecimalSQL(
+    public var exactDecimal: (any ExactDecimalSQL)? { Self.decimalFunctions }
+    private static let decimalFunctions = DecimalFunctionSQL(
         convert: DecimalFunctions.convert, add: DecimalFunctions.add, subtract: DecimalFunctions.subtract,
         multiply: DecimalFunctions.multiply, divide: DecimalFunctions.divide, modulo: DecimalFunctions.modulo,
         negate: DecimalFunctions.negate, round: DecimalFunctions.round, floor: DecimalFunctions.floor,

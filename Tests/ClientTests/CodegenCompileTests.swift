@@ -84,6 +84,11 @@ import Testing
         #expect(lines.contains("warehouse Warehouses(Region='o''hare%20%2F%20west',Code=1) true"))
         #expect(!lines.contains { $0.hasSuffix(" false") })
         #expect(lines.contains("edge ok"))
+        #expect(lines.contains { $0.hasPrefix("due ") && !$0.hasPrefix("due 0 ") && $0.hasSuffix(" matches=true") })
+        #expect(lines.contains("due-top 1"))
+        #expect(lines.contains { $0.hasPrefix("cost ") && $0.hasSuffix(" matches=true positive=true") })
+        #expect(lines.contains("audited 2009-11-01T10:30:00+01:00"))
+        #expect(lines.contains("reread 2012-03-04T10:36:07.250+05:30 same=true raw=true"))
     }
 
     static let manifest = """
@@ -127,7 +132,35 @@ import Testing
         let catalogue = try await dealer.getAll(Maintenance.self, CarDealerModels.EntitySet.maintenance.rawValue)
         print("catalogue \(catalogue.count) of \(try await dealer.count("Maintenance/$count"))")
 
+        // Service operations through the generated methods, checked against the sets themselves.
+        let serviceRecords = try await dealer.getAll(PersonCarMaintenance.self, "PersonCarMaintenance?$expand=Maintenance,PersonCar/Person")
+        func dueMileage(_ record: PersonCarMaintenance) -> Int? {
+            record.maintenance?.intervalMiles.map { Int(record.mileage) + Int($0) }
+        }
+        let dueMileages = serviceRecords.compactMap(dueMileage).sorted()
+        let miles = Int32(dueMileages[dueMileages.count / 2])
+        let due = try await dealer.carsDueForService(miles: miles)
+        let expectedDue = Set(serviceRecords.filter { dueMileage($0).map { $0 <= Int(miles) } ?? false }.map(\.personCarMaintenanceID))
+        print("due \(due.count) matches=\(Set(due.map(\.personCarMaintenanceID)) == expectedDue)")
+        let dueFirst = try await dealer.carsDueForService(miles: miles, query: ODataQuery(top: 1))
+        print("due-top \(dueFirst.count)")
+        let cost = try await dealer.totalMaintenanceCost(personID: 1)
+        let expectedCost = serviceRecords.filter { $0.personCar?.person?.personID == 1 }.reduce(Decimal(0)) { $0 + $1.cost }
+        print("cost \(cost) matches=\(cost == expectedCost) positive=\(cost > 0)")
+
         let inventory = RestConnection(baseURL: URL(string: CommandLine.arguments[2])!)
+        // A DateTimeOffset keeps its offset, read from the seed and written back at another.
+        let written = ODataDateTimeOffset(Date(timeIntervalSince1970: 1_330_837_567.25), offsetMinutes: 330)
+        func writeAudited() async throws {
+            var item = try await inventory.get(Item.self, Item.uri(id: 1))
+            print("audited \(item.audited?.description ?? "nil")")
+            item.audited = written
+            _ = try await inventory.update(&item)
+        }
+        try await writeAudited()
+        let reread = try await inventory.get(Item.self, Item.uri(id: 1))
+        let raw = try await inventory.send(.get(Item.uri(id: 1))).text
+        print("reread \(reread.audited?.description ?? "nil") same=\(reread.audited == written) raw=\(raw.contains("1330857367250+0330"))")
         let items = try await inventory.getAll(Item.self, InventoryModels.EntitySet.items.rawValue + "?$expand=Warehouse,Notes")
         print("items \(items.count) of \(try await inventory.count("Items/$count"))")
         if let bolt = items.first(where: { $0.id == 1 }) {

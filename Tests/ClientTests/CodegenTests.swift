@@ -17,7 +17,7 @@ import RestConnection
     @Test func typeMapping() {
         let expected = [
             "Edm.Binary": "Data", "Edm.Boolean": "Bool", "Edm.Byte": "UInt8", "Edm.DateTime": "Date",
-            "Edm.DateTimeOffset": "Date", "Edm.Decimal": "Decimal", "Edm.Double": "Double", "Edm.Guid": "UUID",
+            "Edm.DateTimeOffset": "ODataDateTimeOffset", "Edm.Decimal": "Decimal", "Edm.Double": "Double", "Edm.Guid": "UUID",
             "Edm.Int16": "Int16", "Edm.Int32": "Int32", "Edm.Int64": "Int64", "Edm.SByte": "Int8",
             "Edm.Single": "Float", "Edm.String": "String", "Edm.Time": "ODataDuration", "Edm.Geography": "JSONValue",
         ]
@@ -49,6 +49,15 @@ import RestConnection
         for type in ["Person", "Car", "PersonCar", "Maintenance", "PersonCarMaintenance"] {
             #expect(text.contains("public struct \(type): "))
         }
+    }
+
+    @Test func functionImportsBecomeTypedMethods() throws {
+        let text = try ModelGenerator(metadata: Data(contentsOf: TestPaths.carDealerSchema), source: "x").generate()
+        #expect(text.contains("extension RestConnection {"))
+        #expect(text.contains("    public func carsDueForService(miles: Int32, query: ODataQuery = ODataQuery()) async throws(RestConnectionError) -> [PersonCarMaintenance] {\n"
+            + "        try await callFunction(\"CarsDueForService\", parameters: [\"miles\": miles], method: HTTPMethod(rawValue: \"GET\"), query: query, returningCollectionOf: PersonCarMaintenance.self)\n"))
+        #expect(text.contains("    public func totalMaintenanceCost(personID: Int32) async throws(RestConnectionError) -> Decimal {\n"
+            + "        try await callFunction(\"TotalMaintenanceCost\", parameters: [\"personID\": personID], method: HTTPMethod(rawValue: \"GET\"), returningPrimitive: Decimal.self)\n"))
     }
 
     /// `dealer` is built on models generated from the schema; they must be what the generator

@@ -47,6 +47,28 @@ import Testing
         #expect(result.stdout.contains("People 1-\(matches) of \(matches)."))
     }
 
+    @Test func jsonFollowsTheServersPagesIntoOneDocument() async throws {
+        let total = try await gateway.peopleCount()
+        let result = try ProcessRunner.run(dealer, ["people", "--top", "20", "--json", "--url", gateway.root])
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try JSONDecoder().decode(JSONValue.self, from: Data(result.stdout.utf8))
+        guard case .object(let d)? = root["d"], case .array(let rows)? = d["results"] else {
+            Issue.record("not one OData collection: \(result.stdout.prefix(200))")
+            return
+        }
+        #expect(rows.compactMap { $0["personID"]?.intValue } == Array(1...20).map(Int64.init))
+        #expect(d["__count"] == .string(String(total)))
+        #expect(d["__next"] == nil)
+
+        let everyone = try ProcessRunner.run(dealer, ["people", "--json", "--url", gateway.root])
+        let all = try JSONDecoder().decode(JSONValue.self, from: Data(everyone.stdout.utf8))
+        guard case .object(let allD)? = all["d"], case .array(let allRows)? = allD["results"] else {
+            Issue.record("not one OData collection: \(everyone.stdout.prefix(200))")
+            return
+        }
+        #expect(allRows.count == total)
+    }
+
     @Test func everyoneWithoutOptions() async throws {
         let total = try await gateway.peopleCount()
         let result = try ProcessRunner.run(dealer, ["people", "--url", gateway.root])

@@ -105,7 +105,9 @@ import Testing
     @Test(arguments: [
         ("/Date(1257008908440)/", 1_257_008_908.440),
         ("/Date(-1000)/", -1.0),
-        ("/Date(1257008908440+0060)/", 1_257_008_908.440),
+        // With an offset the milliseconds are the clock time there: 18:08:28.44+01:00 is 17:08:28.44Z.
+        ("/Date(1257012508440+0060)/", 1_257_008_908.440),
+        ("/Date(1256990908440-0300)/", 1_257_008_908.440),
         ("2009-10-31T17:08:28.44Z", 1_257_008_908.440),
         ("2009-10-31T17:08:28.44", 1_257_008_908.440),
         ("2009-10-31T19:08:28.44+02:00", 1_257_008_908.440),
@@ -113,6 +115,25 @@ import Testing
     func datesParse(text: String, seconds: Double) throws {
         let date = try #require(ODataDate.parse(text))
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.0005)
+    }
+
+    @Test func dateTimeOffsetsKeepTheirOffsetBothWays() throws {
+        // 2012-03-04T05:06:07+05:30, as pyodata and Olingo V2 write it.
+        let json = #"{"d":{"at":"\/Date(1330837567000+0330)\/","west":"\/Date(1330837567000-0180)\/","iso":"2012-03-04T05:06:07.250+05:30"}}"#
+        struct Stamps: Codable { var at: ODataDateTimeOffset; var west: ODataDateTimeOffset; var iso: ODataDateTimeOffset }
+        let stamps = try ODataJSON.decodeEntity(Stamps.self, from: Data(json.utf8), url: url)
+        #expect(stamps.at.offsetMinutes == 330)
+        #expect(stamps.at.date == Date(timeIntervalSince1970: 1_330_837_567 - 330 * 60))
+        #expect(stamps.at.isoText == "2012-03-04T05:06:07+05:30")
+        #expect(stamps.west.offsetMinutes == -180)
+        #expect(stamps.west.isoText == "2012-03-04T05:06:07-03:00")
+        #expect(stamps.iso.offsetMinutes == 330)
+        #expect(stamps.iso.isoText == "2012-03-04T05:06:07.250+05:30")
+        #expect(ODataDate.format(stamps.at) == "/Date(1330837567000+0330)/")
+        #expect(ODataDate.format(stamps.west) == "/Date(1330837567000-0180)/")
+        #expect(stamps.at.odataLiteralText == "datetimeoffset'2012-03-04T05:06:07+05:30'")
+        let again = try ODataJSON.makeDecoder().decode(Stamps.self, from: ODataJSON.makeEncoder().encode(stamps))
+        #expect(again.at == stamps.at && again.west == stamps.west && again.iso == stamps.iso)
     }
 
     @Test func malformedDatesAreRejected() {

@@ -3,7 +3,7 @@ import PostgresStore
 import Testing
 
 /// `dealer-gateway init/serve --database` as a user runs them: an empty database gets the
-/// tables (and, given a seed folder, the seed) once; a database whose tables differ from the
+/// tables and the seed (SeedData unless told otherwise) once; a database whose tables differ from the
 /// schema is refused at start, with each difference named, and left as it was.
 @Suite(PostgresTestDatabase.enabled) struct PostgresGatewayProcessTests {
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
@@ -37,6 +37,18 @@ import Testing
         defer { _ = gateway.stop() }
         #expect(try gateway.get("Person/$count").text == "60")
         #expect(try gateway.get("Person(1)?$expand=PersonCar/Car").status == 200)
+    }
+
+    @Test func initSeedsFromSeedDataByDefaultUnlessToldNot() throws {
+        let seeded = try PostgresTestDatabase()
+        let first = try Self.run(["init", "--schema", "Schema/CarDealer.edmx", "--database", seeded.url])
+        #expect(first.status == 0, "\(first.output)")
+        #expect(try seeded.connect().rows("SELECT count(*) FROM \"Person\"") == [[.integer(60)]])
+
+        let empty = try PostgresTestDatabase()
+        let bare = try Self.run(["init", "--schema", "Schema/CarDealer.edmx", "--no-seed", "--database", empty.url])
+        #expect(bare.status == 0, "\(bare.output)")
+        #expect(try empty.connect().rows("SELECT count(*) FROM \"Person\"") == [[.integer(0)]])
     }
 
     @Test func aDatabaseThatDiffersIsRefusedAtStartAndKept() throws {

@@ -29,6 +29,7 @@ import Testing
         "SQLiteStore/SQLFunctions.swift",
         "SQLiteStore/DecimalFunctions.swift",
         "SQLiteStore/POSIXThread.swift",
+        "PostgresStore/PostgresConnection.swift",
         "ODataHTTP/Access/APIKey.swift",
     ]
 

@@ -105,24 +105,28 @@ extension TransportCondition: ODataResponseError {
 
 /// What the storage engine reports (`StoreFailure`), as the client hears it: busy and aborted
 /// writes may succeed when tried again, a constraint is the request's clash with what is stored,
-/// and anything else is the service's own failure. (An engine's error spells its own `code` and
-/// `message`, so it is answered through this rather than conforming itself.)
+/// a value the engine cannot store is a bad request, and anything else is the service's own
+/// failure. (An engine's error spells its own `code` and `message`, so it is answered through
+/// this rather than conforming itself.)
 struct DatabaseFailure: ODataResponseError {
     let error: any StoreFailure
 
     var status: Int {
         if error.isBusy || error.isAborted { return 503 }
+        if error.rejectsValue { return 400 }
         return error.isConstraintViolation ? 409 : 500
     }
 
     var code: String {
         if error.isBusy || error.isAborted { return "ServiceUnavailable" }
+        if error.rejectsValue { return "BadRequest" }
         return error.isConstraintViolation ? "Conflict" : "InternalError"
     }
 
     var message: String {
         if error.isBusy { return "The database is busy; retry the request." }
         if error.isAborted { return "The change was not saved; retry the request." }
+        if error.rejectsValue { return "The request holds a value the database cannot store: \(error.message)." }
         if error.isConstraintViolation { return "The change breaks a constraint of the database: \(error.message)." }
         return ServiceError.internalErrorMessage
     }

@@ -32,23 +32,30 @@ extension ODataService {
         let display = Self.displayPath(context.request, below: configuration.rootPath)
         if single {
             try budget.spend(1)
-            guard let record = try reader.single(path) else { throw notFound(path) }
-            return htmlPage(html.entityPage(record, path: display, select: options.select),
-                            entityTag: RepresentationTag.header(digest: record.tagDigest, form: .html, options: options))
+            var response: HTTPResponse?
+            try reader.withSingle(path, streaming: [], memo: context.queryMemo, budget: budget) { row in
+                response = htmlPage(html.entityPage(row, path: display, select: options.select),
+                                    entityTag: RepresentationTag.header(digest: row.tagDigest, form: .html, options: options))
+            }
+            guard let response else { throw notFound(path) }
+            return response
         }
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
-        let page = try reader.page(query, memo: context.queryMemo)
-        try budget.spend(page.records.count)
-        let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
+        // Each entity written from its row as it is read, as in JSON and Atom.
+        var table = html.collectionPage(path: display, type: path.targetType, select: options.select)
+        let token = try reader.forEachRow(query, memo: context.queryMemo) { row in
+            try budget.spend(1)
+            table.append(row)
+        }
+        let end = try pageEnd(query, delivered: table.count, nextToken: token, reader: reader, context: context)
         let skip = options.skip ?? 0
         let bySkip = options.skipToken == nil && options.top == nil
         let paging = HTMLSerializer.Paging(
-            next: end.next.map { bySkip ? pageLink(context, skip: skip + page.records.count) : $0 },
+            next: end.next.map { bySkip ? pageLink(context, skip: skip + table.count) : $0 },
             previous: bySkip && skip > 0 ? pageLink(context, skip: max(0, skip - pageSize)) : nil,
             firstPosition: bySkip ? skip : 0, count: end.count)
-        return htmlPage(html.collectionPage(page.records, path: display, type: path.targetType, select: options.select,
-                                            filter: filterBox(context.request, uris: context.uris, error: nil), paging: paging))
+        return htmlPage(table.finish(filter: filterBox(context.request, uris: context.uris, error: nil), paging: paging))
     }
 
     /// The service root's page.

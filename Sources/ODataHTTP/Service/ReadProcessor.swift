@@ -40,8 +40,9 @@ extension ODataService {
 
         case .property(let path, let property, let raw):
             let reader = try context.worker.reader()
-            guard let record = try reader.single(path) else { throw notFound(path) }
-            let value = record.value(of: property)
+            var read: (value: EDMValue, tagDigest: UInt64)?
+            try reader.withSingle(path, streaming: [], memo: nil, budget: .unlimited) { row in read = (row.value(of: property), row.tagDigest) }
+            guard let (value, tagDigest) = read else { throw notFound(path) }
             if raw {
                 guard !value.isNull else {
                     throw ServiceError.notFound("the value of \(property.name) is null, so \(property.name)/$value has no content")
@@ -53,10 +54,10 @@ extension ODataService {
             }
             if try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept)) == .atom {
                 return ok(atomSerializer(context).propertyDocument(property, value: value), type: "application/xml;charset=utf-8",
-                          version: .v1, entityTag: RepresentationTag.header(digest: record.tagDigest, form: .xml, options: options))
+                          version: .v1, entityTag: RepresentationTag.header(digest: tagDigest, form: .xml, options: options))
             }
             return ok(serializer(context, .v1).propertyDocument(property, value: value), type: "application/json;charset=utf-8", version: .v1,
-                      entityTag: RepresentationTag.header(digest: record.tagDigest, form: .json, options: options))
+                      entityTag: RepresentationTag.header(digest: tagDigest, form: .json, options: options))
 
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
@@ -188,17 +189,21 @@ extension ODataService {
         let single = !navigation.isCollection || targetKey != nil
         var query = EntityQuery(path: path, options: options, pageSize: single ? nil : (path.targetSet.pageSize ?? configuration.defaultPageSize))
         if single { query.top = 1 }
-        let page = try reader.page(query)
-        if single && page.records.isEmpty && targetKey != nil { throw notFound(path) }
+        // Each entity's URI taken from its row as it is read, as entities are written.
+        var relativeURIs: [String] = []
+        let token = try reader.forEachRow(query, memo: nil) { row in
+            relativeURIs.append(context.uris.relativeURI(of: row))
+        }
+        if single && relativeURIs.isEmpty && targetKey != nil { throw notFound(path) }
         let count = options.inlineCount == .allPages && !single ? try reader.count(query, applyTopSkip: false) : nil
-        let next = page.nextSkipToken.map { nextLink(context, token: $0, delivered: page.records.count) }
+        let next = token.map { nextLink(context, token: $0, delivered: relativeURIs.count) }
         let version: ResponseVersion = options.requiresVersion2 || next != nil ? .v2 : .v1
         try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
         if representation == .atom {
-            return ok(atomSerializer(context).linksDocument(page.records, single: single, count: count),
+            return ok(atomSerializer(context).linksDocument(relativeURIs, single: single, count: count),
                       type: "application/xml;charset=utf-8", version: version)
         }
-        let body = serializer(context, version).linksDocument(page.records, single: single, count: count, next: next)
+        let body = serializer(context, version).linksDocument(relativeURIs, single: single, count: count, next: next)
         return ok(body, type: "application/json;charset=utf-8", version: version)
     }
 

@@ -71,15 +71,16 @@ public struct AtomSerializer {
         return Array(xml.utf8)
     }
 
-    /// `<links><uri>...</uri></links>`, or a single `<uri>` (MS-ODATA 2.2.6.5.4).
-    public func linksDocument(_ records: [EntityRecord], single: Bool, count: Int?) -> [UInt8] {
+    /// `<links><uri>...</uri></links>`, or a single `<uri>` (MS-ODATA 2.2.6.5.4), of the
+    /// entities at `relativeURIs` (below the service root).
+    public func linksDocument(_ relativeURIs: [String], single: Bool, count: Int?) -> [UInt8] {
         var xml = declaration
         if single {
-            xml += "<uri xmlns=\"\(CSDLNamespaces.dataServices)\">" + escape(records.first.map { uris.uri(of: $0) } ?? "") + "</uri>"
+            xml += "<uri xmlns=\"\(CSDLNamespaces.dataServices)\">" + escape(relativeURIs.first.map { uris.serviceRoot + $0 } ?? "") + "</uri>"
         } else {
             xml += "<links xmlns=\"\(CSDLNamespaces.dataServices)\" xmlns:m=\"\(CSDLNamespaces.dataServicesMetadata)\">"
             if let count { xml += "<m:count>\(count)</m:count>" }
-            for record in records { xml += "<uri>" + escape(uris.uri(of: record)) + "</uri>" }
+            for relative in relativeURIs { xml += "<uri>" + escape(uris.serviceRoot + relative) + "</uri>" }
             xml += "</links>"
         }
         return Array(xml.utf8)

@@ -19,22 +19,24 @@ public final class EntityURIs: Sendable {
         serviceRootJSON = escaped.bytes
     }
 
-    /// `Set(key)` relative to the root.
-    public func relativeURI(of record: EntityRecord) -> String {
-        let keys = record.type.keyProperties
+    /// `Set(key)` relative to the root, of a row read in place or of a record (a write's).
+    public func relativeURI(of row: some EntityColumns) -> String {
+        let type = row.type
+        let keys = type.keyProperties
         // The common case, an Int32 (or smaller) key, without building literals.
-        if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = record.type.entitySet,
-           case .integer(let value) = record.values[keys[0].columnIndex] {
-            return set.name + "(" + String(value) + ")"
+        if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = type.entitySet {
+            var integerKey: Int64?
+            row.withColumn(keys[0].columnIndex) { column in if case .integer(let value) = column { integerKey = value } }
+            if let integerKey { return set.name + "(" + String(integerKey) + ")" }
         }
-        return relativeURI(type: record.type, key: record.keyValues)
+        return relativeURI(type: type, key: row.keyValues)
     }
 
     public func relativeURI(type: EntityType, key: [EDMValue]) -> String {
         (type.entitySet?.name ?? type.name) + "(" + URIEscaping.escapeKey(LiteralFormatter.keyPredicate(key, of: type)) + ")"
     }
 
-    public func uri(of record: EntityRecord) -> String { serviceRoot + relativeURI(of: record) }
+    public func uri(of row: some EntityColumns) -> String { serviceRoot + relativeURI(of: row) }
 }
 
 /// Percent-encoding of key predicates inside a URI path: what would end the segment or the

@@ -3,7 +3,7 @@ import ODataStore
 import ODataURI
 
 /// Pages a person can read in a browser (the service root, a set, an entity, an error), from
-/// what the JSON and Atom writers take: records, `$select`, the paging links and the URIs below
+/// what the JSON and Atom writers take: rows read in place, `$select`, the paging links and the URIs below
 /// the service root. Plain HTML with one small inline stylesheet and no script, every value
 /// escaped, and links wherever the data has them (an entity's URI, its navigation properties,
 /// the next and previous page, `$metadata`), so that a person can drill from a person to
@@ -63,42 +63,21 @@ public struct HTMLSerializer {
     }
 
     /// A page of entities as a table: a row per entity, its URI first, then its properties and
-    /// its navigation properties as links; the filter box above, the paging links below.
-    public func collectionPage(_ records: [EntityRecord], path: String, type: EntityType, select: SelectNode?,
-                               filter: FilterBox, paging: Paging) -> [UInt8] {
-        let properties = type.properties.filter { select?.includes(property: $0.name) ?? true }
-        let navigations = type.navigationProperties.filter { select?.includes(navigation: $0.name) ?? true }
-        var body = "<h1>\(escape(path))</h1>\n" + filterForm(filter)
-        let shown = records.isEmpty ? "No entities" : "Entities \(paging.firstPosition + 1) to \(paging.firstPosition + records.count)"
-        body += "<p class=\"caption\">\(shown)\(paging.count.map { " of \($0)" } ?? "")</p>\n"
-        body += "<div class=\"scroll\"><table>\n<thead><tr><th>entity</th>"
-        for property in properties { body += "<th>\(escape(property.name))</th>" }
-        for navigation in navigations { body += "<th>\(escape(navigation.name))</th>" }
-        body += "</tr></thead>\n<tbody>\n"
-        for record in records {
-            let uri = uris.uri(of: record)
-            body += "<tr><td><a href=\"\(escape(uri))\">\(escape(uris.relativeURI(of: record)))</a></td>"
-            for property in properties { body += "<td>\(valueHTML(record.value(of: property), property))</td>" }
-            for navigation in navigations {
-                body += "<td><a href=\"\(escape(uri + "/" + navigation.name))\">\(escape(navigation.name))</a></td>"
-            }
-            body += "</tr>\n"
-        }
-        body += "</tbody>\n</table></div>\n<nav class=\"paging\">"
-        if let previous = paging.previous { body += "<a rel=\"prev\" href=\"\(escape(previous))\">&larr; previous</a> " }
-        if let next = paging.next { body += "<a rel=\"next\" href=\"\(escape(next))\">next &rarr;</a>" }
-        body += "</nav>\n"
-        return page(title: path, trail: trail(path), body: body)
+    /// its navigation properties as links; the filter box above, the paging links below. Its
+    /// entities are appended as the caller reads them, each from its row in place, as the JSON
+    /// and Atom writers take them (`HTMLCollectionPage`).
+    public func collectionPage(path: String, type: EntityType, select: SelectNode?) -> HTMLCollectionPage {
+        HTMLCollectionPage(serializer: self, path: path, type: type, select: select)
     }
 
-    /// One entity: its properties, and links to its navigation properties.
-    public func entityPage(_ record: EntityRecord, path: String, select: SelectNode?) -> [UInt8] {
-        let type = record.type
-        let uri = uris.uri(of: record)
+    /// One entity, from its row in place: its properties, and links to its navigation properties.
+    public func entityPage(_ row: EntityRow, path: String, select: SelectNode?) -> [UInt8] {
+        let type = row.type
+        let uri = uris.uri(of: row)
         var body = "<h1>\(escape(path))</h1>\n<p class=\"caption\">\(escape(type.qualifiedName)) · <a href=\"\(escape(uri))\">\(escape(uri))</a></p>\n"
         body += "<table class=\"entity\">\n"
         for property in type.properties where select?.includes(property: property.name) ?? true {
-            body += "<tr><th>\(escape(property.name))</th><td>\(valueHTML(record.value(of: property), property))</td></tr>\n"
+            body += "<tr><th>\(escape(property.name))</th><td>\(valueHTML(row.value(of: property), property))</td></tr>\n"
         }
         body += "</table>\n"
         let navigations = type.navigationProperties.filter { select?.includes(navigation: $0.name) ?? true }
@@ -127,7 +106,7 @@ public struct HTMLSerializer {
 
     // MARK: - Parts
 
-    private func filterForm(_ box: FilterBox) -> String {
+    fileprivate func filterForm(_ box: FilterBox) -> String {
         var form = "<form class=\"filter\" method=\"get\" action=\"\(escape(box.action))\">"
         form += "<label for=\"filter\">$filter</label> "
         form += "<input id=\"filter\" name=\"$filter\" size=\"60\" placeholder=\"lastName eq 'Samson'\" value=\"\(escape(box.filter))\"> "
@@ -138,7 +117,7 @@ public struct HTMLSerializer {
     }
 
     /// The links of a path's leading segments: `Person(1)/PersonCar` gives `Person(1)`.
-    private func trail(_ path: String) -> [(String, String)] {
+    fileprivate func trail(_ path: String) -> [(String, String)] {
         let segments = path.split(separator: "/")
         var links: [(String, String)] = []
         var prefix = ""
@@ -149,7 +128,7 @@ public struct HTMLSerializer {
         return links
     }
 
-    private func valueHTML(_ value: EDMValue, _ property: Property) -> String {
+    fileprivate func valueHTML(_ value: EDMValue, _ property: Property) -> String {
         switch value {
         case .null: return "<span class=\"null\">null</span>"
         case .binary(let bytes): return "<span class=\"null\">\(bytes.count) bytes</span>"
@@ -157,7 +136,7 @@ public struct HTMLSerializer {
         }
     }
 
-    private func page(title: String, trail: [(String, String)], body: String) -> [UInt8] {
+    fileprivate func page(title: String, trail: [(String, String)], body: String) -> [UInt8] {
         var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         html += "<title>\(escape(title)) · \(escape(serviceName))</title>\n<style>\(Self.stylesheet)</style>\n</head>\n<body>\n"
@@ -197,5 +176,55 @@ public struct HTMLSerializer {
         return out
     }
 
-    private func escape(_ text: String) -> String { Self.escape(text) }
+    fileprivate func escape(_ text: String) -> String { Self.escape(text) }
+}
+
+/// A set's page written entity by entity as the caller reads them, each from its row in place;
+/// the caption, which counts them, and the paging links, known only after the last one, are
+/// put in place by `finish`.
+public struct HTMLCollectionPage {
+    private let serializer: HTMLSerializer
+    private let path: String
+    private let properties: [Property]
+    private let navigations: [NavigationProperty]
+    private var rows = ""
+    /// The entities appended so far.
+    public private(set) var count = 0
+
+    fileprivate init(serializer: HTMLSerializer, path: String, type: EntityType, select: SelectNode?) {
+        self.serializer = serializer
+        self.path = path
+        properties = type.properties.filter { select?.includes(property: $0.name) ?? true }
+        navigations = type.navigationProperties.filter { select?.includes(navigation: $0.name) ?? true }
+    }
+
+    /// Writes one entity of the page as a table row.
+    public mutating func append(_ row: EntityRow) {
+        let relative = serializer.uris.relativeURI(of: row)
+        let uri = serializer.uris.serviceRoot + relative
+        rows += "<tr><td><a href=\"\(serializer.escape(uri))\">\(serializer.escape(relative))</a></td>"
+        for property in properties { rows += "<td>\(serializer.valueHTML(row.value(of: property), property))</td>" }
+        for navigation in navigations {
+            rows += "<td><a href=\"\(serializer.escape(uri + "/" + navigation.name))\">\(serializer.escape(navigation.name))</a></td>"
+        }
+        rows += "</tr>\n"
+        count += 1
+    }
+
+    /// The page, with the filter box above the table and the paging links below.
+    public func finish(filter: HTMLSerializer.FilterBox, paging: HTMLSerializer.Paging) -> [UInt8] {
+        let escape = HTMLSerializer.escape
+        var body = "<h1>\(escape(path))</h1>\n" + serializer.filterForm(filter)
+        let shown = count == 0 ? "No entities" : "Entities \(paging.firstPosition + 1) to \(paging.firstPosition + count)"
+        body += "<p class=\"caption\">\(shown)\(paging.count.map { " of \($0)" } ?? "")</p>\n"
+        body += "<div class=\"scroll\"><table>\n<thead><tr><th>entity</th>"
+        for property in properties { body += "<th>\(escape(property.name))</th>" }
+        for navigation in navigations { body += "<th>\(escape(navigation.name))</th>" }
+        body += "</tr></thead>\n<tbody>\n" + rows
+        body += "</tbody>\n</table></div>\n<nav class=\"paging\">"
+        if let previous = paging.previous { body += "<a rel=\"prev\" href=\"\(escape(previous))\">&larr; previous</a> " }
+        if let next = paging.next { body += "<a rel=\"next\" href=\"\(escape(next))\">next &rarr;</a>" }
+        body += "</nav>\n"
+        return serializer.page(title: path, trail: serializer.trail(path), body: body)
+    }
 }

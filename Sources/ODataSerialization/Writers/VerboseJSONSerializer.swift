@@ -146,29 +146,30 @@ public struct VerboseJSONSerializer {
         return json.serialized()
     }
 
-    /// `{"d": {"uri": "..."}}` for a single link, or a collection of them (MS-ODATA 2.2.6.3.10).
-    public func linksDocument(_ records: [EntityRecord], single: Bool, count: Int?, next: String?) -> SerializedBytes {
+    /// `{"d": {"uri": "..."}}` for a single link, or a collection of them (MS-ODATA 2.2.6.3.10),
+    /// of the entities at `relativeURIs` (below the service root).
+    public func linksDocument(_ relativeURIs: [String], single: Bool, count: Int?, next: String?) -> SerializedBytes {
         var json = JSONWriter()
         guard !single else {
             json.raw("{\"d\":")
-            if let record = records.first { link(record, into: &json) } else { json.raw("null") }
+            if let relative = relativeURIs.first { link(relative, into: &json) } else { json.raw("null") }
             json.raw("}")
             return json.serialized()
         }
         collection(count: count, next: next, into: &json) { json in
             json.raw("[")
-            for (index, record) in records.enumerated() {
+            for (index, relative) in relativeURIs.enumerated() {
                 if index > 0 { json.raw(",") }
-                link(record, into: &json)
+                link(relative, into: &json)
             }
             json.raw("]")
         }
         return json.serialized()
     }
 
-    private func link(_ record: EntityRecord, into json: inout JSONWriter) {
+    private func link(_ relativeURI: String, into json: inout JSONWriter) {
         json.raw("{\"uri\":")
-        writeURI(uris.relativeURI(of: record), into: &json)
+        writeURI(relativeURI, into: &json)
         json.raw("}")
     }
 

@@ -14,9 +14,9 @@ extension EntityReader: EntityAggregating {
             let column = aggregate.function == .min || aggregate.function == .max
                 ? ExpressionTranslator.orderKey(for: member, in: &context) : ExpressionTranslator.sql(for: member, in: &context)
             if property.type == .decimal, let exact = dialect.exactDecimal, aggregate.function == .sum || aggregate.function == .avg {
-                // SQLite's own sum and avg would add the decimals' text as doubles.
-                let sum = exact.sum + "(" + column + ")"
-                computed = aggregate.function == .sum ? sum : exact.divide + "(" + sum + ", count(" + column + "))"
+                // SQLite's own sum and avg would add the decimals' text as doubles; avg is rounded as a quotient.
+                let sum = exact.sum(column)
+                computed = aggregate.function == .sum ? sum : exact.arithmetic(.divide, sum, "count(" + column + ")")
             } else {
                 computed = aggregate.function.rawValue + "(" + column + ")"
             }

@@ -9,6 +9,9 @@ public protocol StoreFailure: Error, CustomStringConvertible, Sendable {
     var isAborted: Bool { get }
     /// The constraint the change breaks, when the engine refused it for one (409); nil otherwise.
     var violatedConstraint: ViolatedConstraint? { get }
+    /// The change holds a value the engine cannot store at all, such as text with U+0000 in
+    /// PostgreSQL: the request's fault, refused before anything is written (400).
+    var rejectsValue: Bool { get }
     /// The engine's own words, without the statement: what a client may be told.
     var message: String { get }
 }
@@ -24,6 +27,8 @@ public enum ViolatedConstraint: Sendable, Equatable {
 }
 
 extension StoreFailure {
+    public var rejectsValue: Bool { false }
+
     /// The change breaks a constraint the database enforces (409).
     public var isConstraintViolation: Bool { violatedConstraint != nil }
 }

@@ -9,7 +9,8 @@ import ODataURI
 ///   constants of this translator and the dialect. Parameters are bound in the order they appear.
 /// - Member paths through navigations use the context's LEFT JOIN aliases.
 /// - Decimals are computed exactly where the dialect can (`SQLDialect.exactDecimal`: functions
-///   over decimal text, compared by a collation), else as doubles (`SQLDialect.castToReal`).
+///   over decimal text compared by a collation, or the engine's own decimal type), else as
+///   doubles (`SQLDialect.castToReal`).
 /// - Strings compare ordinally and case-sensitively (`SQLDialect.binaryCollation`).
 public enum ExpressionTranslator {
     /// SQL whose value is the expression's value: 0/1/NULL for Booleans. Use it for `$orderby`
@@ -89,29 +90,21 @@ public enum ExpressionTranslator {
             }
             if let exact = context.dialect.exactDecimal, source != nil {
                 // Decimal text from and to other numbers: exactly into it, as a double out of it.
-                if target == .decimal && source != .decimal { return exact.convert + "(" + sql + ")" }
+                if target == .decimal && source != .decimal { return exact.convert(sql) }
                 if source == .decimal && (target == .double || target == .single) { return context.dialect.castToReal(sql) }
             }
             if !target.isIntegral && (source?.isIntegral ?? false) { return context.dialect.castToReal(sql) }
             return sql
         case .negate(let inner, let type):
             if type == .decimal, let exact = context.dialect.exactDecimal {
-                return exact.negate + "(" + value(inner, &context) + ")"
+                return exact.negate(value(inner, &context))
             }
             return inRange("(- " + value(inner, &context) + ")", type, context.dialect)
         case .arithmetic(let op, let left, let right, let type):
             let l = value(left, &context)
             let r = value(right, &context)
             if type == .decimal, let exact = context.dialect.exactDecimal {
-                let function: String
-                switch op {
-                case .add: function = exact.add
-                case .subtract: function = exact.subtract
-                case .multiply: function = exact.multiply
-                case .divide: function = exact.divide
-                case .modulo: function = exact.modulo
-                }
-                return function + "(" + l + ", " + r + ")"
+                return exact.arithmetic(op, l, r)
             }
             switch op {
             // Integer operands divide with truncation toward zero, as in .NET.
@@ -232,8 +225,8 @@ public enum ExpressionTranslator {
     private static func call(_ function: ExpressionFunction, _ arguments: [BoundExpression],
                              _ context: inout SQLBuildContext) -> String {
         if [.round, .floor, .ceiling].contains(function), arguments.first?.type == .decimal, let exact = context.dialect.exactDecimal {
-            let name = function == .round ? exact.round : function == .floor ? exact.floor : exact.ceiling
-            return name + "(" + value(arguments[0], &context) + ")"
+            let sql = value(arguments[0], &context)
+            return function == .round ? exact.round(sql) : function == .floor ? exact.floor(sql) : exact.ceiling(sql)
         }
         switch function {
         case .year, .month, .day, .hour, .minute, .second:

@@ -75,9 +75,11 @@ public protocol SQLDialect: Sendable {
     /// so that rows may be inserted before the rows they refer to (seeding); nil (the
     /// default) when the engine checks every statement as it runs.
     var deferForeignKeyChecks: String? { get }
-    /// How the engine computes Edm.Decimal exactly; nil (the default) computes it in double
-    /// precision (`castToReal`).
-    var exactDecimal: ExactDecimalSQL? { get }
+    /// How the engine computes Edm.Decimal exactly: with functions of its own over decimal text
+    /// (SQLite) or with its native decimal type (PostgreSQL's NUMERIC); nil (the default)
+    /// computes it in double precision (`castToReal`). Where it is set, a Decimal literal is
+    /// bound as its text and `parameter(_:of: .decimal)` makes it the engine's decimal.
+    var exactDecimal: (any ExactDecimalSQL)? { get }
     /// `value` written into the SQL text, for statements that cannot take parameters (a view's
     /// definition); the default is standard SQL with SQLite's blob form.
     func literal(_ value: SQLValue) -> String
@@ -85,7 +87,7 @@ public protocol SQLDialect: Sendable {
 
 extension SQLDialect {
     public var deferForeignKeyChecks: String? { nil }
-    public var exactDecimal: ExactDecimalSQL? { nil }
+    public var exactDecimal: (any ExactDecimalSQL)? { nil }
 
     public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String { placeholder }
 
