@@ -40,16 +40,4 @@ extension PostgresConnection: SQLConnection {
                              [.text(name)]).rows
         return rows.first?.first != .integer(0)
     }
-
-    public func executeForSession(_ sql: String) throws {
-        let run: (String) throws(PostgresError) -> Void = executeOnEverySession
-        try run(sql)
-    }
-
-    public func persistentTable(_ name: String) throws -> String {
-        guard case .text(let schema)? = try query("SELECT current_schema()", []).rows.first?.first else {
-            throw PostgresError(sqlState: nil, message: "the connection has no current schema")
-        }
-        return dialect.quote(schema) + "." + dialect.quote(name)
-    }
 }

@@ -80,28 +80,6 @@ public final class PostgresConnection {
         let status = result.map(PQresultStatus)
         PQclear(result)
         guard status == PGRES_COMMAND_OK else { throw failure(nil, sql: "SET client_encoding") }
-        for sql in sessionSetup {
-            let result = PQexec(connection, sql)
-            defer { PQclear(result) }
-            guard result.map(PQresultStatus) == PGRES_COMMAND_OK else {
-                // A connection without its session objects (a role's row-filter views) must
-                // not be used: it would read what they hide.
-                let error = failure(result, sql: sql)
-                PQfinish(connection)
-                handle = nil
-                throw error
-            }
-        }
-    }
-
-    /// Statements run on every session this connection opens, as they were on the first
-    /// (temporary objects end with their session).
-    private var sessionSetup: [String] = []
-
-    /// Runs `sql` now and again after every reconnection.
-    public func executeOnEverySession(_ sql: String) throws(PostgresError) {
-        try executeSimple(sql)
-        sessionSetup.append(sql)
     }
 
     /// The connection, re-established when it broke; never inside a transaction, whose work

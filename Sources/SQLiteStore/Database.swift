@@ -190,9 +190,3 @@ public final class Database: SQLConnection {
         try makeStatement(sql).rows(values)
     }
 }
-
-extension Database {
-    public func persistentTable(_ name: String) throws -> String { "main." + dialect.quote(name) }
-    /// A SQLite connection is its one session.
-    public func executeForSession(_ sql: String) throws { try execute(sql) }
-}

@@ -2,8 +2,8 @@ import EDM
 import ODataStore
 import ODataURI
 
-/// A role's unit of writes under its row filters. Writes share the store's write connection
-/// with every role, so the readers' views (`EntityReader.restrictRows`) cannot apply here;
+/// A role's unit of writes under its row filters. The store's write session serves every
+/// role, so its statements cannot read the role's derived tables (`EntityReader.restrictRows`);
 /// instead each check is a count of the row with the filter ANDed in, by the same `$filter`
 /// translator, inside the write's transaction: a row outside a filter is not found (404 for
 /// update, delete, links and navigation), and a write that leaves a row outside one (insert,

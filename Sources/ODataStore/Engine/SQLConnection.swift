@@ -29,12 +29,6 @@ public protocol SQLConnection: AnyObject {
 
     /// Whether a table of this name exists (schema introspection: a new database has none).
     func tableExists(_ name: String) throws -> Bool
-    /// The model's table `name` named so that a temporary object of the same name does not
-    /// hide it (SQLite: `main."name"`; PostgreSQL: in the connection's current schema).
-    func persistentTable(_ name: String) throws -> String
-    /// Runs `sql` (DDL of temporary objects) now and on every session the connection opens
-    /// after losing this one, so that the connection is never used without them.
-    func executeForSession(_ sql: String) throws
 }
 
 extension SQLConnection {

@@ -20,29 +20,34 @@ public struct RowFilter: Sendable, Equatable {
     }
 }
 
+extension RowFilter {
+    /// The rows the filter admits as a derived table, `(SELECT f0.* FROM "Car" AS f0 WHERE ...)`,
+    /// translated by the `$filter` translator with its values written in as literals: the text
+    /// is the same in every statement it goes into, so each role's statements are prepared and
+    /// kept like any other, and nothing is left on the connection between requests (a pooler
+    /// may hand the next transaction to another session). The filter's own navigation joins
+    /// name the other tables plainly (`AccessPolicy` refuses a filter that goes to a set
+    /// filtered itself).
+    public func derivedTable(_ dialect: any SQLDialect) -> String {
+        var context = SQLBuildContext(dialect: dialect, rootAlias: "f0", aliasPrefix: "fj")
+        context.inlinesValues = true
+        let condition = ExpressionTranslator.condition(for: condition, in: &context)
+        var sql = "(SELECT f0.* FROM " + dialect.quote(entitySet.entityType.tableName) + " AS f0"
+        for join in context.joins { sql += " " + join }
+        return sql + " WHERE " + condition + ")"
+    }
+}
+
 extension EntityReader {
-    /// Shadows each filtered set's table, on this reader's connection alone, by a temporary
-    /// view of the same name holding only the rows its filter admits. Both engines resolve a
-    /// temporary object before the database's own, so every statement this reader builds (page,
-    /// key lookup, each `$expand` level, counts, joins of navigation paths and of `$filter`
-    /// through navigation) reads the view without knowing of it; the filter is translated by the
-    /// `$filter` translator, its values written in as literals since a view takes no parameters.
-    /// A filter's own navigation joins name the other tables plainly, so they reach the other
-    /// sets as this reader sees them (`AccessPolicy` refuses filters that would go round in a
-    /// circle).
-    public func restrictRows(to filters: [RowFilter]) throws {
-        for filter in filters {
-            let type = filter.entitySet.entityType
-            var context = SQLBuildContext(dialect: dialect)
-            context.inlinesValues = true
-            let condition = ExpressionTranslator.condition(for: filter.condition, in: &context)
-            let table = try connection.persistentTable(type.tableName)
-            var sql = "CREATE TEMPORARY VIEW " + dialect.quote(type.tableName) + " AS SELECT " + context.rootAlias + ".* FROM "
-                + table + " AS " + context.rootAlias
-            for join in context.joins { sql += " " + join }
-            sql += " WHERE " + condition
-            try connection.executeForSession(sql)
-        }
+    /// Makes every statement this reader builds read each filtered set as the rows its filter
+    /// admits (`RowFilter.derivedTable`), in place of its table: the page, the key lookup,
+    /// each `$expand` level, counts, the subqueries of navigation paths and the joins of
+    /// `$filter` and `$orderby` through navigation. Called once, as the reader opens, before it
+    /// builds any statement.
+    public func restrictRows(to filters: [RowFilter]) {
+        precondition(tableSources.isEmpty && hasBuiltNoStatement, "row filters are set before the reader builds a statement")
+        tableSources = Dictionary(filters.map { ($0.entitySet.entityType.tableName, $0.derivedTable(dialect)) },
+                                  uniquingKeysWith: { first, _ in first })
     }
 }
 
@@ -52,7 +57,7 @@ extension EntityStore {
         let reader = try openReader()
         guard !filters.isEmpty else { return reader }
         guard let sqlReader = reader as? EntityReader else { throw RowFilterUnsupported() }
-        try sqlReader.restrictRows(to: filters)
+        sqlReader.restrictRows(to: filters)
         return sqlReader
     }
 }
