@@ -26,16 +26,47 @@ import Testing
         #expect(try test.call("Car(4)", as: "recent").status == 200)
         #expect(try test.call("PersonCar(1)/Car", as: "recent").status == 404)
         #expect(try test.call("PersonCar(3)/Car", as: "recent").status == 200)
-        for target in ["Car", "Car?$orderby=model desc&$top=100", "PersonCar(1)/$links/Car", "PersonCar/$links/Car",
+        let traces = try test.hiddenTraces(hidden)
+        #expect(traces.count > 50)
+        for target in ["Car", "Car?$orderby=model desc&$top=100", "Car?$select=model,manufactureDate", "Car?$format=atom",
+                       "Car(2)?$select=model", "Car(2)?$expand=PersonCar", "Car(2)/PersonCar/$count", "Car(2)/PersonCar(1)",
+                       "Car(2)/PersonCar?$inlinecount=allpages", "Car(2)/PersonCar(1)/Person", "Car(2)/$links/PersonCar",
+                       "Car(2)/model/$value", "Car(2)/manufactureDate", "PersonCar(1)/Car", "PersonCar(1)/Car/model/$value",
+                       "PersonCar(1)/Car/PersonCar", "PersonCar(1)/Car/$links/PersonCar", "PersonCar(1)/$links/Car",
                        "PersonCar(1)?$expand=Car", "PersonCar?$expand=Car", "Person?$expand=PersonCar/Car",
                        "Person(1)?$expand=PersonCar/Car", "Person(1)/PersonCar?$expand=Car",
-                       "PersonCarMaintenance?$expand=PersonCar/Car&$top=200",
-                       "PersonCar?$filter=Car/make eq 'Ford'&$expand=Car", "Car?$format=atom"] {
+                       "Person(1)?$expand=PersonCar/Car/PersonCar/PersonCarMaintenance",
+                       "Person?$expand=PersonCar/Car/PersonCar/Person&$inlinecount=allpages",
+                       "PersonCarMaintenance?$expand=PersonCar/Car&$top=200", "PersonCar?$filter=Car/make eq 'Ford'&$expand=Car",
+                       "PersonCar?$orderby=Car/model desc&$expand=Car", "PersonCar?$select=Car/model&$expand=Car",
+                       "PersonCar?$filter=Car/model eq 'Explorer'", "CarsDueForService?miles=60000&$expand=PersonCar/Car",
+                       "Person(1)/PersonCar?$expand=Car&$format=atom"] {
             let response = try test.call(target, as: "recent")
-            #expect([200, 404].contains(response.status), "\(target)")
+            #expect([200, 404].contains(response.status), "\(target): \(response.status) \(response.text.prefix(300))")
             let named = Set(test.carIDs(in: response))
             #expect(named.isDisjoint(with: hidden), "\(target): \(named.intersection(hidden).sorted())")
+            let leaked = traces.filter { response.text.contains($0) }
+            #expect(leaked.isEmpty, "\(target): \(leaked)")
         }
+        // A hidden car answers exactly as a car that does not exist.
+        for (hiddenTarget, missingTarget) in [("Car(2)", "Car(99999)"), ("Car(2)/PersonCar", "Car(99999)/PersonCar"),
+                                              ("Car(2)/PersonCar/$count", "Car(99999)/PersonCar/$count"),
+                                              ("Car(2)/$links/PersonCar", "Car(99999)/$links/PersonCar"),
+                                              ("Car(2)/model/$value", "Car(99999)/model/$value"),
+                                              ("Car(2)/PersonCar(1)", "Car(99999)/PersonCar(1)")] {
+            try test.expectSameAnswer(test.call(hiddenTarget, as: "recent"), test.call(missingTarget, as: "recent"),
+                                      hiddenKey: "Car(2)", missingKey: "Car(99999)", hiddenTarget)
+        }
+        // $links needs one source entity: refused the same for every role, filter or not.
+        #expect(try test.call("PersonCar/$links/Car", as: "recent").status == 400)
+        #expect(try test.call("PersonCar/$links/Car", as: "recent").text == (try test.call("PersonCar/$links/Car", as: "admin")).text)
+        // The PersonCars of hidden cars sort as without a car, by key: the hidden models do not order them.
+        let all = try Set(test.personCarIDs(in: test.call("PersonCar?$select=personCarID", as: "admin")))
+        let withVisibleCar = try Set(test.personCarIDs(in: test.call("PersonCar?$select=personCarID&$filter=year(Car/manufactureDate) gt 2005", as: "admin")))
+        let withHiddenCar = all.subtracting(withVisibleCar)
+        #expect(!withHiddenCar.isEmpty && !withVisibleCar.isEmpty)
+        let ordered = try test.personCarIDs(in: test.call("PersonCar?$select=personCarID&$orderby=Car/model", as: "recent"))
+        #expect(Array(ordered.prefix(withHiddenCar.count)) == withHiddenCar.sorted())
         #expect(try test.call("PersonCar(3)/$links/Car", as: "recent").text.contains("Car(4)"))
         // A condition through navigation meets only the cars the role sees.
         let through = "PersonCar/$count?$filter=Car/make eq 'Ford'"
@@ -48,6 +79,22 @@ import Testing
                                           headers: ["Content-Type": "multipart/mixed; boundary=batch_test", "Authorization": "Bearer " + test.keys["recent"]!])
         #expect(batch.text.contains("HTTP/1.1 404") && batch.text.contains("HTTP/1.1 200"))
         #expect(test.carIDs(in: batch).allSatisfy { !hidden.contains($0) })
+        #expect(traces.allSatisfy { !batch.text.contains($0) })
+        // ETags: a hidden car's tag, right or wrong, meets 404 as a missing car's does, never 412 or 304.
+        let tag = try #require(try test.call("Car(2)", as: "admin").header("ETag"))
+        for (method, headers) in [("GET", ["If-None-Match": tag]), ("GET", ["If-Match": "W/\"0\""]),
+                                  ("MERGE", ["If-Match": tag]), ("MERGE", ["If-Match": "W/\"0\""]),
+                                  ("DELETE", ["If-Match": tag]), ("DELETE", ["If-Match": "W/\"0\""])] {
+            let json: Any? = method == "MERGE" ? ["model": "x"] : nil
+            let onHidden = try test.call(method, "Car(2)", as: "recent", json: json, headers: headers)
+            #expect(onHidden.status == 404, "\(method) \(headers)")
+            try test.expectSameAnswer(onHidden, test.call(method, "Car(99999)", as: "recent", json: json, headers: headers),
+                                      hiddenKey: "Car(2)", missingKey: "Car(99999)", "\(method) \(headers)")
+            #expect(!onHidden.text.contains(tag))
+        }
+        // On a car the role sees, a wrong tag is 412 as ever.
+        #expect(try test.call("MERGE", "Car(4)", as: "recent", json: ["model": "x"], headers: ["If-Match": "W/\"0\""]).status == 412)
+        #expect(try test.call("Car(2)", as: "admin").header("ETag") == tag)
     }
 
     @Test(arguments: TestGateway.engines) func aWriteThatWouldPutARowOutsideTheFilterIs403AndWritesNothing(engine: TestGateway.Engine) throws {
@@ -74,15 +121,45 @@ import Testing
         #expect(try test.call("MERGE", "Car(2)", as: "recent", json: ["model": "x"]).status == 404)
         #expect(try test.call("DELETE", "Car(2)", as: "recent").status == 404)
         #expect(try test.call("Car(2)", as: "admin").text == hidden)
-        let link = try test.call("PUT", "PersonCar(3)/$links/Car", as: "recent", json: ["uri": test.gateway.root + "Car(2)"])
-        #expect(link.status == 404)
-        #expect(try test.call("PersonCar(3)/$links/Car", as: "admin").text.contains("Car(4)"))
-        let bound: [String: Any] = ["createStamp": "/Date(0)/", "Car": ["__metadata": ["uri": test.gateway.root + "Car(2)"]],
-                                    "Person": ["__metadata": ["uri": test.gateway.root + "Person(1)"]]]
+        try test.expectSameAnswer(test.call("MERGE", "Car(2)", as: "recent", json: ["model": "x"]),
+                                  test.call("MERGE", "Car(99999)", as: "recent", json: ["model": "x"]),
+                                  hiddenKey: "Car(2)", missingKey: "Car(99999)", "MERGE")
+        try test.expectSameAnswer(test.call("PUT", "Car(2)/model", as: "recent", json: ["model": "x"]),
+                                  test.call("PUT", "Car(99999)/model", as: "recent", json: ["model": "x"]),
+                                  hiddenKey: "Car(2)", missingKey: "Car(99999)", "PUT a property")
+        // Linking to a hidden car, or from one, answers as for a car that does not exist.
         let records = try test.gateway.rowCount("PersonCar")
-        #expect(try test.call("POST", "PersonCar", as: "recent", json: bound).status == 404)
+        func linkTo(_ car: String) throws -> RawHTTPResponse {
+            try test.call("PUT", "PersonCar(3)/$links/Car", as: "recent", json: ["uri": test.gateway.root + car])
+        }
+        let link = try linkTo("Car(2)")
+        #expect(link.status >= 400)
+        try test.expectSameAnswer(link, linkTo("Car(99999)"), hiddenKey: "Car(2)", missingKey: "Car(99999)", "PUT $links")
+        #expect(try test.call("PersonCar(3)/$links/Car", as: "admin").text.contains("Car(4)"))
+        func linkFrom(_ car: String) throws -> RawHTTPResponse {
+            try test.call("POST", car + "/$links/PersonCar", as: "recent", json: ["uri": test.gateway.root + "PersonCar(3)"])
+        }
+        try test.expectSameAnswer(linkFrom("Car(2)"), linkFrom("Car(99999)"), hiddenKey: "Car(2)", missingKey: "Car(99999)", "POST $links")
+        try test.expectSameAnswer(test.call("DELETE", "Car(2)/$links/PersonCar(1)", as: "recent"),
+                                  test.call("DELETE", "Car(99999)/$links/PersonCar(1)", as: "recent"),
+                                  hiddenKey: "Car(2)", missingKey: "Car(99999)", "DELETE $links")
+        #expect(try test.call("PersonCar(3)/$links/Car", as: "admin").text.contains("Car(4)"))
+        #expect(try test.call("PersonCar(1)/$links/Car", as: "admin").text.contains("Car(2)"))
+        func bound(_ car: String) -> [String: Any] {
+            ["createStamp": "/Date(0)/", "Car": ["__metadata": ["uri": test.gateway.root + car]],
+             "Person": ["__metadata": ["uri": test.gateway.root + "Person(1)"]]]
+        }
+        let boundToHidden = try test.call("POST", "PersonCar", as: "recent", json: bound("Car(2)"))
+        #expect(boundToHidden.status >= 400)
+        try test.expectSameAnswer(boundToHidden, test.call("POST", "PersonCar", as: "recent", json: bound("Car(99999)")),
+                                  hiddenKey: "Car(2)", missingKey: "Car(99999)", "binding")
+        let underHidden: [String: Any] = ["createStamp": "/Date(0)/", "Person": ["__metadata": ["uri": test.gateway.root + "Person(1)"]]]
+        try test.expectSameAnswer(test.call("POST", "Car(2)/PersonCar", as: "recent", json: underHidden),
+                                  test.call("POST", "Car(99999)/PersonCar", as: "recent", json: underHidden),
+                                  hiddenKey: "Car(2)", missingKey: "Car(99999)", "insert through navigation")
+        #expect(try test.gateway.rowCount("PersonCar") == records)
         // A deep insert of an old car under a new record is refused whole.
-        var deep = bound
+        var deep = bound("Car(4)")
         deep["Car"] = old
         #expect(try test.call("POST", "PersonCar", as: "recent", json: deep).status == 403)
         #expect(try test.gateway.rowCount("PersonCar") == records && (try test.gateway.rowCount("Car")) == cars + 1)
@@ -96,14 +173,43 @@ import Testing
         #expect(try test.gateway.rowCount("Car") == cars + 1)
     }
 
-    @Test func rowFiltersAreCheckedAgainstTheSchemaAtStart() throws {
-        for rows in [["Nosuch": "true"], ["Car": "nosuch eq 1"], ["Car": "make"],
-                     ["Car": "make eq 'Ford'", "PersonCar": "Car/make eq 'Ford'"]] {
-            let file = AccessFile(roles: ["r": .init(sets: ["*": "AllRead"], rows: rows)])
-            #expect(throws: AccessFileError.self, "\(rows)") { try TestGateway(access: file) }
+    @Test func rowFiltersAreCheckedAgainstTheRolesModelAtStart() throws {
+        // Each mistake stops the start with an error that names the role, the set and the problem.
+        let mistakes: [(role: AccessFile.Role, problem: String)] = [
+            (.init(sets: ["*": "AllRead"], rows: ["Nosuch": "true"]), "unknown entity set Nosuch"),
+            (.init(sets: ["*": "AllRead"], rows: ["Car": "nosuch eq 1"]), "nosuch"),
+            (.init(sets: ["*": "AllRead"], rows: ["Car": "make"]), "is not a filter"),
+            (.init(sets: ["*": "AllRead"], rows: ["Car": "make eq 'Ford'", "PersonCar": "Car/make eq 'Ford'"]), "has a row filter of its own"),
+            (.init(sets: ["*": "AllRead", "Car": "None"], rows: ["Car": "true"]), "cannot see Car"),
+            (.init(sets: ["*": "AllRead"], hide: ["Car.model"], rows: ["Car": "model eq 'Ion'"]), "names Car.model, which the role cannot see"),
+            (.init(sets: ["*": "AllRead"], hide: ["Person.ssn"], rows: ["PersonCar": "Person/ssn eq '1'"]), "names Person.ssn"),
+            (.init(sets: ["*": "AllRead", "Person": "None"], rows: ["PersonCar": "Person/firstName eq 'A'"]), "goes to Person, which the role cannot see"),
+        ]
+        for (role, problem) in mistakes {
+            let file = AccessFile(roles: ["r": role])
+            let error = #expect(throws: AccessFileError.self, "\(role)") { try TestGateway(access: file) }
+            let message = error.map { "\($0)" } ?? ""
+            #expect(message.contains("role r") && message.contains("rows of ") && message.contains(problem), "\(message)")
         }
-        let hidden = AccessFile(roles: ["r": .init(sets: ["*": "AllRead", "Car": "None"], rows: ["Car": "true"])])
-        #expect(throws: AccessFileError.self) { try TestGateway(access: hidden) }
+        // A filter through navigation, over what the role sees, is accepted.
+        let accepted = AccessFile(roles: ["r": .init(sets: ["*": "AllRead"], hide: ["Person.ssn"], rows: ["PersonCar": "Person/lastName ne 'x'"])])
+        _ = try TestGateway(access: accepted)
+    }
+
+    @Test func aReloadWithABadRowFilterKeepsTheRulesInForce() throws {
+        let test = try RowFilteredGateway(engine: .sqlite)
+        #expect(try test.call("Car(2)", as: "recent").status == 404)
+        var file = try AccessFile.read(path: test.gateway.accessFilePath)
+        file.roles["recent"]?.rows = ["Car": "year(manufactureDate) gt"]
+        try file.write(path: test.gateway.accessFilePath)
+        #expect(throws: AccessFileError.self) { try test.gateway.access!.reload() }
+        #expect(try test.call("Car(2)", as: "recent").status == 404)
+        // A good one applies from the next request: car 2 is from 2004.
+        file.roles["recent"]?.rows = ["Car": "year(manufactureDate) gt 2003"]
+        try file.write(path: test.gateway.accessFilePath)
+        try test.gateway.access!.reload()
+        #expect(try test.call("Car(2)", as: "recent").status == 200)
+        #expect(try test.call("Car(1)", as: "recent").status == 404)
     }
 }
 
@@ -128,10 +234,44 @@ struct RowFilteredGateway {
 
     func call(_ target: String, as role: String) throws -> RawHTTPResponse { try call("GET", target, as: role) }
 
-    func call(_ method: String, _ target: String, as role: String, json: Any? = nil) throws -> RawHTTPResponse {
-        let authorization = ["Authorization": "Bearer " + keys[role]!]
+    func call(_ method: String, _ target: String, as role: String, json: Any? = nil, headers: [String: String] = [:]) throws -> RawHTTPResponse {
+        let authorization = headers.merging(["Authorization": "Bearer " + keys[role]!]) { $1 }
         if let json { return try gateway.send(method, target, json: json, headers: authorization) }
         return try gateway.request(method, TestGateway.encodeQuery(target), headers: authorization.merging(["Accept": "application/json"]) { $1 })
+    }
+
+    /// Checks a request about a hidden row got the answer the same request about a row that
+    /// does not exist gets: status and body, but for the key in it.
+    func expectSameAnswer(_ hidden: RawHTTPResponse, _ missing: RawHTTPResponse, hiddenKey: String, missingKey: String,
+                          _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(hidden.status == missing.status, "\(what)", sourceLocation: sourceLocation)
+        #expect(hidden.text == missing.text.replacingOccurrences(of: missingKey, with: hiddenKey), "\(what): \(hidden.text.prefix(300))",
+                sourceLocation: sourceLocation)
+    }
+
+    /// What only the hidden cars hold, as a response would write it: their dates (milliseconds of
+    /// `/Date(…)/`) and the models no visible car has.
+    func hiddenTraces(_ hidden: Set<Int>) throws -> [String] {
+        let response = try call("Car", as: "admin")
+        let d = try response.d()
+        let cars = try #require((d as? [String: Any])?["results"] as? [[String: Any]] ?? d as? [[String: Any]])
+        var traces: [String] = []
+        var hiddenModels: Set<String> = [], visibleModels: Set<String> = []
+        for car in cars {
+            guard let id = car["carID"] as? Int, let model = car["model"] as? String else { continue }
+            guard hidden.contains(id) else { visibleModels.insert(model); continue }
+            hiddenModels.insert(model)
+            for date in [car["manufactureDate"], car["createStamp"]].compactMap({ $0 as? String }) {
+                traces.append(String(date.filter { $0.isNumber || $0 == "-" }))
+            }
+        }
+        return traces + hiddenModels.subtracting(visibleModels).map { "\"" + $0 + "\"" }
+    }
+
+    /// Every PersonCar key named by a `PersonCar(n)` URI in the body, in order of first mention.
+    func personCarIDs(in response: RawHTTPResponse) -> [Int] {
+        var seen = Set<Int>()
+        return ids(of: "PersonCar", in: response).filter { seen.insert($0).inserted }
     }
 
     /// Car keys by what admin sees: those the filter admits and those it hides.
@@ -142,11 +282,13 @@ struct RowFilteredGateway {
     }
 
     /// Every Car key named by a `Car(n)` URI in the body.
-    func carIDs(in response: RawHTTPResponse) -> [Int] {
+    func carIDs(in response: RawHTTPResponse) -> [Int] { ids(of: "Car", in: response) }
+
+    private func ids(of set: String, in response: RawHTTPResponse) -> [Int] {
         let text = response.text
         var ids: [Int] = []
         var rest = text[...]
-        while let range = rest.range(of: "/Car(") {
+        while let range = rest.range(of: "/" + set + "(") {
             let digits = rest[range.upperBound...].prefix { $0.isNumber }
             if let id = Int(digits), rest[range.upperBound...].dropFirst(digits.count).first == ")" { ids.append(id) }
             rest = rest[range.upperBound...]
