@@ -173,6 +173,21 @@ import Testing
         #expect(try test.gateway.rowCount("Car") == cars + 1)
     }
 
+    @Test(arguments: TestGateway.engines) func aDeleteDoesNotCountTheDependentsAFilterHides(engine: TestGateway.Engine) throws {
+        let test = try RowFilteredGateway(engine: engine)
+        // Car 5 is person 1's (PersonCar 2), car 4 person 4's (PersonCar 3, hidden from `mine`).
+        #expect(try test.call("Car(5)/PersonCar/$count", as: "mine").text == "1")
+        #expect(try test.call("Car(4)/PersonCar/$count", as: "mine").text == "0")
+        let blockedByHidden = try test.call("DELETE", "Car(4)", as: "mine")
+        #expect(blockedByHidden.status == 409)
+        #expect(!blockedByHidden.text.contains("1 PersonCar"))
+        try test.expectSameAnswer(blockedByHidden, test.call("DELETE", "Car(5)", as: "mine"), hiddenKey: "Car(4)", missingKey: "Car(5)",
+                                  "a delete blocked by hidden dependents")
+        #expect(try test.call("Car(4)", as: "admin").status == 200 && (try test.call("Car(5)", as: "admin")).status == 200)
+        // Without a filter on the dependents the schema's own answer stands.
+        #expect(try test.call("DELETE", "Car(4)", as: "recent").text.contains("1 PersonCar"))
+    }
+
     @Test func rowFiltersAreCheckedAgainstTheRolesModelAtStart() throws {
         // Each mistake stops the start with an error that names the role, the set and the problem.
         let mistakes: [(role: AccessFile.Role, problem: String)] = [
@@ -213,7 +228,8 @@ import Testing
     }
 }
 
-/// The car dealer with a role `recent` that sees only the cars made after 2005, and `admin`.
+/// The car dealer with a role `recent` that sees only the cars made after 2005, `mine` that sees
+/// only person 1's cars, and `admin`.
 struct RowFilteredGateway {
     static let filter = "year(manufactureDate) gt 2005"
 
@@ -221,9 +237,11 @@ struct RowFilteredGateway {
     let keys: [String: String]
 
     init(engine: TestGateway.Engine) throws {
-        var file = AccessFile(roles: ["recent": .init(sets: ["*": "All"], rows: ["Car": Self.filter])])
+        // `mine` sees only person 1's cars.
+        var file = AccessFile(roles: ["recent": .init(sets: ["*": "All"], rows: ["Car": Self.filter]),
+                                      "mine": .init(sets: ["*": "All"], rows: ["PersonCar": "Person/personID eq 1"])])
         var keys: [String: String] = [:]
-        for role in ["admin", "recent"] {
+        for role in ["admin", "recent", "mine"] {
             let (key, entry) = APIKey.entry(name: role + "-key", role: role, rateLimit: nil)
             file.keys.append(entry)
             keys[role] = key

@@ -108,7 +108,33 @@ final class RowFilteredSession: EntityWriting {
         return updated
     }
 
-    func delete(_ record: EntityRecord) throws { try base.delete(record) }
+    func delete(_ record: EntityRecord) throws {
+        try checkFilteredDependents(of: record)
+        try base.delete(record)
+    }
+
+    /// Dependents in a filtered set decide a delete without telling how many of them the filter
+    /// hides: a delete they block is refused (409) without counting them, and one that would
+    /// cascade to a dependent outside the filter is 403. Deeper cascades are the schema's own.
+    private func checkFilteredDependents(of record: EntityRecord) throws {
+        guard let set = record.type.entitySet else { return }
+        for navigation in record.type.navigationProperties {
+            let association = navigation.association
+            guard association.principal === record.type, navigation.target === association.dependent,
+                  let filter = filter(of: navigation.target) else { continue }
+            var dependents = EntityQuery(path: ResourcePath(segments: [.entitySet(set, key: record.keyValues), .navigation(navigation, key: nil)]))
+            let all = try base.count(dependents, applyTopSkip: false, memo: nil)
+            guard all > 0 else { continue }
+            let dependentName = navigation.target.entitySet?.name ?? navigation.target.name
+            guard association.foreignKey.cascadesOnDelete else {
+                throw WriteError.conflict("\(EntityWriter.describe(record)) cannot be deleted: \(dependentName) entities refer to it through the relationship \(association.name). Delete them or link them elsewhere first.")
+            }
+            dependents.filter = filter.condition
+            if try base.count(dependents, applyTopSkip: false, memo: nil) < all {
+                throw AccessError.forbidden("The role '\(roleName)' may not delete \(EntityWriter.describe(record)): it would delete \(dependentName) entities outside its row filter.")
+            }
+        }
+    }
 
     func link(_ source: EntityRecord, _ navigation: NavigationProperty, to target: EntityRecord) throws {
         try base.link(source, navigation, to: target)
