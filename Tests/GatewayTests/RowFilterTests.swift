@@ -188,6 +188,20 @@ import Testing
         #expect(try test.call("DELETE", "Car(4)", as: "recent").text.contains("1 PersonCar"))
     }
 
+    @Test(arguments: TestGateway.engines) func serviceOperationsSeeOnlyTheFilteredRows(engine: TestGateway.Engine) throws {
+        let test = try RowFilteredGateway(engine: engine)
+        // Person 4's maintenance goes through PersonCar 3, which `mine` does not see.
+        let ofPerson4 = try test.call("TotalMaintenanceCost?personID=4", as: "mine")
+        #expect(ofPerson4.status == 200)
+        #expect(ofPerson4.text == (try test.call("TotalMaintenanceCost?personID=99999", as: "mine")).text)
+        #expect(ofPerson4.text != (try test.call("TotalMaintenanceCost?personID=4", as: "admin")).text)
+        #expect(try test.call("TotalMaintenanceCost?personID=1", as: "mine").text == (try test.call("TotalMaintenanceCost?personID=1", as: "admin")).text)
+        let due = try test.call("CarsDueForService?miles=1000000&$expand=PersonCar", as: "mine")
+        #expect(due.status == 200)
+        #expect(Set(test.personCarIDs(in: due)).isSubset(of: [1, 2]))
+        #expect(!test.personCarIDs(in: due).isEmpty)
+    }
+
     @Test func rowFiltersAreCheckedAgainstTheRolesModelAtStart() throws {
         // Each mistake stops the start with an error that names the role, the set and the problem.
         let mistakes: [(role: AccessFile.Role, problem: String)] = [
