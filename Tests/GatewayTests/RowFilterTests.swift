@@ -202,6 +202,26 @@ import Testing
         #expect(!test.personCarIDs(in: due).isEmpty)
     }
 
+    @Test(arguments: TestGateway.engines) func aFilterThroughNavigationHidesOnEveryLevel(engine: TestGateway.Engine) throws {
+        let test = try RowFilteredGateway(engine: engine)
+        // `mine` sees PersonCar 1 and 2 (person 1's); PersonCar 3 is person 4's.
+        let all = try Set(test.personCarIDs(in: test.call("PersonCar?$select=personCarID", as: "admin")))
+        #expect(try Set(test.personCarIDs(in: test.call("PersonCar", as: "mine"))) == [1, 2])
+        #expect(try test.call("PersonCar/$count", as: "mine").text == "2")
+        #expect(try test.call("PersonCar(3)", as: "mine").status == 404)
+        #expect(try test.call("Person(4)/PersonCar/$count", as: "mine").text == "0")
+        for target in ["Person(4)/PersonCar", "Person(4)?$expand=PersonCar/Car", "Person?$expand=PersonCar/PersonCarMaintenance",
+                       "Car(4)?$expand=PersonCar", "Car(4)/PersonCar", "Car?$expand=PersonCar/Person",
+                       "PersonCarMaintenance?$expand=PersonCar/Car", "PersonCarMaintenance?$expand=PersonCar/Person,Maintenance",
+                       "Maintenance?$expand=PersonCarMaintenance/PersonCar", "Car(4)/$links/PersonCar",
+                       "PersonCarMaintenance?$orderby=PersonCar/createStamp&$filter=PersonCar/createStamp ne null"] {
+            let response = try test.call(target, as: "mine")
+            #expect(response.status == 200, "\(target): \(response.text.prefix(300))")
+            #expect(Set(test.personCarIDs(in: response)).isSubset(of: [1, 2]), "\(target)")
+        }
+        #expect(all.count > 2)
+    }
+
     @Test func rowFiltersAreCheckedAgainstTheRolesModelAtStart() throws {
         // Each mistake stops the start with an error that names the role, the set and the problem.
         let mistakes: [(role: AccessFile.Role, problem: String)] = [
