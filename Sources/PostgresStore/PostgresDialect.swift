@@ -14,13 +14,25 @@ import ODataURI
 public struct PostgresDialect: SQLDialect {
     public init() {}
 
-    /// bytea's hex form; the rest is standard SQL (standard_conforming_strings is on by default).
+    /// Text and bytea as escape strings (`E'...'`), which read the same whatever the server's
+    /// standard_conforming_strings says; the rest is standard SQL.
     public func literal(_ value: SQLValue) -> String {
-        guard case .blob(let bytes) = value else { return standardLiteral(value) }
-        return "'\\x" + bytes.map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined() + "'::bytea"
+        switch value {
+        case .text(let text):
+            var escaped = "E'"
+            for character in text.unicodeScalars {
+                if character == "\\" || character == "'" { escaped.unicodeScalars.append(character) }
+                escaped.unicodeScalars.append(character)
+            }
+            return escaped + "'"
+        case .blob(let bytes):
+            return "E'\\\\x" + bytes.map { byte in
+                let hex = String(byte, radix: 16)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined() + "'::bytea"
+        default:
+            return standardLiteral(value)
+        }
     }
 
     public func quote(_ identifier: String) -> String {

@@ -226,7 +226,7 @@ import Testing
     /// strings with quotes, decimals, dates and nulls must mean the same on each engine.
     @Test(arguments: TestGateway.engines) func aFilterOfEveryLiteralKindAdmitsWhatTheSameFilterFinds(engine: TestGateway.Engine) throws {
         let filters = ["Maintenance": "laborHours gt 1.5m and category ne 'O''Brien' and intervalMiles ne null",
-                       "PersonCarMaintenance": "serviceDate ge datetime'2005-01-01T00:00:00' and cost lt 250.25m and technician ne 'x''y'",
+                       "PersonCarMaintenance": "serviceDate ge datetime'2005-01-01T00:00:00' and cost lt 250.25m and technician ne 'x''y\\'",
                        "Person": "createDate gt datetime'2000-01-01T00:00' and (lastName eq 'Smith' or substringof('a', firstName))",
                        "Car": "make eq 'Ford' or manufactureDate eq null or round(1.25m) eq 2m"]
         var file = AccessFile(roles: ["literal": .init(sets: ["*": "AllRead"], rows: filters)])
