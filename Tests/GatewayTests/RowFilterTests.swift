@@ -93,7 +93,9 @@ import Testing
             #expect(!onHidden.text.contains(tag))
         }
         // On a car the role sees, a wrong tag is 412 as ever.
-        #expect(try test.call("MERGE", "Car(4)", as: "recent", json: ["model": "x"], headers: ["If-Match": "W/\"0\""]).status == 412)
+        let stale = try test.call("MERGE", "Car(4)", as: "recent", json: ["model": "x"], headers: ["If-Match": "W/\"0\""])
+        #expect(stale.status == 412)
+        #expect(traces.allSatisfy { !stale.text.contains($0) } && !stale.text.contains(tag))
         #expect(try test.call("Car(2)", as: "admin").header("ETag") == tag)
     }
 
