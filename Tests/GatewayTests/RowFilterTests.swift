@@ -247,6 +247,27 @@ import Testing
         }
     }
 
+    /// Roles, filtered or not, read over each thread's one connection: nothing of a role's
+    /// filters lives on it, so the database sees as many readers as the gateway has threads.
+    @Test(.enabled(if: TestGateway.engines.contains(.postgresql))) func everyRoleReadsOverTheThreadsOneConnection() throws {
+        let test = try RowFilteredGateway(engine: .postgresql)
+        let database = try test.gateway.openConnection()
+        func backends() throws -> Int64 {
+            let rows = try database.statement("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").rows([])
+            guard case .integer(let count)? = rows.first?.first else { throw TestFailure("no count") }
+            return count
+        }
+        let before = try backends()
+        for _ in 0..<6 {
+            for role in ["admin", "recent", "mine"] {
+                #expect(try test.call("Car(4)", as: role).status == 200)
+            }
+        }
+        // Two threads: at most two readers more than before the reads (the writers were there).
+        #expect(try backends() - before <= 2)
+        #expect(try test.call("Car(2)", as: "recent").status == 404 && (try test.call("Car(2)", as: "admin")).status == 200)
+    }
+
     @Test func rowFiltersAreCheckedAgainstTheRolesModelAtStart() throws {
         // Each mistake stops the start with an error that names the role, the set and the problem.
         let mistakes: [(role: AccessFile.Role, problem: String)] = [

@@ -45,6 +45,7 @@ extension EntityReader {
     /// `$filter` and `$orderby` through navigation. Called once, as the reader opens, before it
     /// builds any statement.
     public func restrictRows(to filters: [RowFilter]) {
+        guard !filters.isEmpty else { return }
         precondition(tableSources.isEmpty && hasBuiltNoStatement, "row filters are set before the reader builds a statement")
         tableSources = Dictionary(filters.map { ($0.entitySet.entityType.tableName, $0.derivedTable(dialect)) },
                                   uniquingKeysWith: { first, _ in first })
