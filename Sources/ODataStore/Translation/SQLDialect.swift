@@ -80,8 +80,9 @@ public protocol SQLDialect: Sendable {
     /// computes it in double precision (`castToReal`). Where it is set, a Decimal literal is
     /// bound as its text and `parameter(_:of: .decimal)` makes it the engine's decimal.
     var exactDecimal: (any ExactDecimalSQL)? { get }
-    /// `value` written into the SQL text, for statements that cannot take parameters (a view's
-    /// definition); the default is standard SQL with SQLite's blob form.
+    /// `value` written into the SQL text, where a parameter will not do (a row filter's derived
+    /// table, whose text must be the same in every statement); the default is standard SQL with
+    /// SQLite's blob form.
     func literal(_ value: SQLValue) -> String
 }
 
