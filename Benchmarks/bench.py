@@ -2,7 +2,7 @@
 """Drive the CarDealer benchmark: data set, C ceiling, gateway, wrk, results.
 
 Normally started by Benchmarks/run.sh, which installs wrk and libmicrohttpd-dev, builds the gateway
-in release mode and the three small C programs, then runs this script. Everything talks to 127.0.0.1
+in release mode and the small C programs, then runs this script. Everything talks to 127.0.0.1
 only; every load run is bounded in time; the servers are stopped on exit (and, through
 PR_SET_PDEATHSIG, even if this script is killed).
 
@@ -11,7 +11,10 @@ libmicrohttpd ceiling measured in the same run (the mean of the ceiling runs jus
 after each gateway run), plus the raw SQLite insert rate for the write target, and for Person(n),
 Person?$top=20 and the blog's $expand the C floor (--floor): libmicrohttpd and SQLite answering
 them alone, which shows how much of the distance to the ceiling any server reading SQLite must
-keep. Growth mode (--growth): the same read scenarios at a small and a large scale, and peak RSS
+keep. With --database postgresql every scenario also runs, right after SQLite's, against a gateway
+serving a throw-away PostgreSQL cluster loaded with the same data set, its POST compared with a raw
+libpq insert loop; with --gateways 2 also against two gateways on that one database. Growth mode
+(--growth): the same read scenarios at a small and a large scale, and peak RSS
 while a client pages through the whole Person set. With --rounds N the whole sequence runs N times and each figure
 is the median of its N side-by-side runs, printed with their range.
 """
@@ -36,6 +39,7 @@ import urllib.parse
 sys.dont_write_bytecode = True  # no __pycache__ next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate_data  # noqa: E402
+import postgres  # noqa: E402
 import proc_memory  # noqa: E402  (the generator lives next to this script)
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -78,8 +82,20 @@ LABELS = {
 }
 LABEL_WIDTH = 44
 
+# With --database postgresql each scenario also runs on a gateway serving PostgreSQL, and with
+# --gateways 2 on two gateways serving that one database; their rows are named with a suffix.
+ENGINE_SUFFIXES = {"sqlite": "", "postgresql": " [PG]", "postgresql-gateways": " [PG 2gw]"}
+
+
+def engine_name(name, engine):
+    return name + ENGINE_SUFFIXES[engine]
+
 
 def label(name):
+    for suffix in ENGINE_SUFFIXES.values():
+        if suffix and name.endswith(suffix):
+            base = name[:-len(suffix)]
+            return LABELS.get(base, base)[:LABEL_WIDTH - len(suffix)] + suffix
     return LABELS.get(name, name)[:LABEL_WIDTH]
 
 
@@ -97,6 +113,11 @@ RATIO_TARGETS = [
 ]
 P99_TARGET_MS = 10.0
 POST_TO_SQLITE_TARGET = 0.5
+# Issue 34's goals for PostgreSQL: its reads at half of SQLite's or better, its POST at half of
+# raw libpq's one-row commits, and two gateways on one database at least as fast as one.
+POSTGRES_READ_TARGET = 0.5
+POST_TO_LIBPQ_TARGET = 0.5
+GATEWAYS_TARGET = 1.0
 GROWTH_TARGET = 1.5
 PAGING_RSS_TARGET_MB = 100
 LOG_LIMIT_BYTES = 4 << 20
@@ -243,6 +264,8 @@ class Servers:
 
     def __init__(self):
         self.running = []
+        # Run once every server is stopped (the PostgreSQL cluster, which the gateways use).
+        self.cleanups = []
 
     def start(self, *args, **kwargs):
         server = Server(*args, **kwargs)
@@ -258,6 +281,8 @@ class Servers:
         for server in reversed(self.running):
             server.stop()
         self.running.clear()
+        while self.cleanups:
+            self.cleanups.pop()()
 
 
 def run_wrk(url, script, path, people, connections, duration, threads, probe=False):
@@ -355,6 +380,58 @@ def measure(gateway, script, path, people, connections, duration, args):
     return result
 
 
+def probe_each(gateways, name, script, path, people):
+    """The probe of every gateway behind one scenario: ok only when each of them is."""
+    summaries = [probe(gateway, name, script, path, people) for gateway in gateways]
+    failing = [summary for summary in summaries if not summary["ok"]]
+    return {"statuses": sorted({status for summary in summaries for status in summary["statuses"]}),
+            "ok": not failing, "note": failing[0]["note"] if failing else "",
+            "responses": [response for summary in summaries for response in summary["responses"]]}
+
+
+def measure_split(gateways, script, path, people, connections, duration, args):
+    """One load run of several gateways on one database: wrk cannot balance, so one wrk per
+    gateway runs at the same time, the connections and wrk's threads shared out between them
+    (the load generator gets the same connections and threads as against one gateway). Requests
+    and errors are their sums, requests/s the sum of each one's, latency the worst of theirs."""
+    count = len(gateways)
+    shares = [connections // count + (1 if i < connections % count else 0) for i in range(count)]
+    wrk_threads = max(1, args.wrk_threads // count)
+    for gateway in gateways:
+        gateway.reset_peak_rss()
+    results = [None] * count
+    failures = []
+
+    def drive(index):
+        try:
+            results[index], _ = run_wrk(gateways[index].url, script, path, people, shares[index],
+                                        duration, wrk_threads)
+            count_batch_operations(results[index], script)
+        except (RuntimeError, subprocess.SubprocessError, OSError) as error:
+            failures.append(error)
+
+    drivers = [threading.Thread(target=drive, args=(i,)) for i in range(count)]
+    for driver in drivers:
+        driver.start()
+    for driver in drivers:
+        driver.join()
+    if failures:
+        raise RuntimeError(f"wrk against {count} gateways: {failures[0]}")
+    combined = {key: sum(r[key] for r in results)
+                for key in ("requests", "non2xx", "non2xx_responses", "socket_errors")}
+    combined.update(rps=sum(r["rps"] for r in results),
+                    duration_us=max(r["duration_us"] for r in results),
+                    p50_us=max(r["p50_us"] for r in results), p99_us=max(r["p99_us"] for r in results),
+                    connections=connections, peak_rss_kb=max(g.status().get("VmHWM") or 0 for g in gateways) or None,
+                    peak_rss_scope="run", gateways=[{"connections": share, "rps": r["rps"],
+                                                     "non2xx": r["non2xx"], "socket_errors": r["socket_errors"]}
+                                                    for share, r in zip(shares, results)])
+    for gateway in gateways:
+        if not gateway.alive():
+            raise RuntimeError(f"{gateway.name} exited during {script} {path} (log: {gateway.log_path})")
+    return combined
+
+
 def run_ok(result, probe_result):
     return (probe_result["ok"] and result["non2xx"] == 0 and result["socket_errors"] == 0
             and result["requests"] > 0)
@@ -387,31 +464,35 @@ def remove_database(path):
             os.remove(path + suffix)
 
 
-class RawSQLite:
-    """The raw SQLite insert loop on a scratch copy of the data set, in the data folder (the
-    gateway's disk). fsync times on a shared disk swing a hundredfold within seconds, so it runs
-    right before and right after each POST run, like the ceiling around every run."""
+class RawInserts:
+    """A raw one-row insert loop, the yardstick of the POST runs it is compared with. fsync times
+    on a shared disk swing a hundredfold within seconds, so it runs for --sqlite-seconds right
+    before and right after each of them, like the ceiling around every run. Each engine's loop
+    names its program, its command line and the settings it reports."""
 
-    def __init__(self, args, database):
+    engine = ""
+    program = ""
+
+    def __init__(self, args):
         self.args = args
-        self.scratch = os.path.join(args.data_dir, "sqlite-insert-scratch.sqlite")
-        remove_database(self.scratch)
-        shutil.copyfile(database, self.scratch)
         self.runs = []
 
+    def command(self):
+        raise NotImplementedError
+
+    def settings(self, result):
+        """The settings a run reports, as kept in the summary."""
+        raise NotImplementedError
+
     def run(self):
-        args = self.args
-        completed = subprocess.run(
-            [args.sqlite_insert, "--db", self.scratch, "--seconds", str(args.sqlite_seconds),
-             "--synchronous", args.synchronous, "--journal", args.journal],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            timeout=args.sqlite_seconds + 60, preexec_fn=die_with_parent)
+        completed = subprocess.run(self.command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   timeout=self.args.sqlite_seconds + 60, preexec_fn=die_with_parent)
         if completed.returncode != 0:
-            raise RuntimeError(f"sqlite_insert failed: {completed.stderr.strip()}")
+            raise RuntimeError(f"{self.program} failed: {completed.stderr.strip()}")
         result = json.loads(completed.stdout)
         self.runs.append(result)
-        log(f"  raw SQLite: {result['rowsPerSecond']:.0f} one-row transactions/s "
-            f"(journal {result['journal']}, synchronous {result['synchronous']})")
+        settings = ", ".join(f"{name} {value}" for name, value in self.settings(result).items())
+        log(f"  raw {self.engine}: {result['rowsPerSecond']:.0f} one-row transactions/s ({settings})")
         return result
 
     def summary(self):
@@ -419,21 +500,83 @@ class RawSQLite:
         if not rates:
             return None
         return {"rowsPerSecond": sum(rates) / len(rates), "min": min(rates), "max": max(rates),
-                "runs": self.runs, "journal": self.runs[0]["journal"],
-                "synchronous": self.runs[0]["synchronous"]}
+                "runs": self.runs, **self.settings(self.runs[0])}
+
+
+class RawSQLite(RawInserts):
+    """The raw SQLite insert loop (Benchmarks/sqlite_insert) on a scratch copy of the data set,
+    in the data folder (the gateway's disk)."""
+
+    engine = "SQLite"
+    program = "sqlite_insert"
+
+    def __init__(self, args, database):
+        super().__init__(args)
+        self.scratch = os.path.join(args.data_dir, "sqlite-insert-scratch.sqlite")
+        remove_database(self.scratch)
+        shutil.copyfile(database, self.scratch)
+
+    def command(self):
+        args = self.args
+        return [args.sqlite_insert, "--db", self.scratch, "--seconds", str(args.sqlite_seconds),
+                "--synchronous", args.synchronous, "--journal", args.journal]
+
+    def settings(self, result):
+        return {"journal": result["journal"], "synchronous": result["synchronous"]}
 
     def remove(self):
         remove_database(self.scratch)
 
 
+class RawLibpq(RawInserts):
+    """The raw libpq insert loop (Benchmarks/pg_insert) on a scratch database of the benchmark's
+    cluster, a copy of the data set's: by default with as many connections as a gateway has
+    workers (each worker holds one connection, so a gateway never has more commits in flight),
+    or --libpq-connections."""
+
+    engine = "libpq"
+    program = "pg_insert"
+
+    def __init__(self, args, url):
+        super().__init__(args)
+        self.url = url
+
+    def command(self):
+        args = self.args
+        return [args.pg_insert, "--database", self.url, "--seconds", str(args.sqlite_seconds),
+                "--connections", str(args.libpq_connections or args.threads)]
+
+    def settings(self, result):
+        return {"connections": result["connections"], "synchronousCommit": result["synchronousCommit"]}
+
+
 def start_gateway(servers, args, database, label):
-    command = [args.gateway, "serve", "--schema", args.schema, "--seed", args.seed_dir,
-               "--db", database, "--host", "127.0.0.1", "--port", "0",
-               "--threads", str(args.threads)]
+    """A gateway on the SQLite file `database`, or on the PostgreSQL database it names when it is
+    a postgresql:// URI."""
+    store = ["--database", database] if database.startswith("postgresql://") else ["--db", database]
+    command = [args.gateway, "serve", "--schema", args.schema, "--seed", args.seed_dir] + store + [
+               "--host", "127.0.0.1", "--port", "0", "--threads", str(args.threads)]
     if args.gateway_log_level:
         command += ["--log-level", args.gateway_log_level]
     return servers.start(f"gateway ({label})", command,
                          os.path.join(args.results_dir, f"{args.stamp}-gateway-{label}.log"))
+
+
+def start_postgres(servers, args, database):
+    """A throw-away cluster with the data set of the SQLite file `database` loaded into database
+    `bench`, and `bench_insert`, a copy of it for the raw libpq insert loop; the cluster is
+    stopped once the servers are. Returns the two URIs and the rows loaded."""
+    log("starting a PostgreSQL cluster (scripts/postgres-cluster)")
+    cluster = postgres.Cluster(os.path.join(args.results_dir, "postgres"))
+    servers.cleanups.append(cluster.stop)
+    url = cluster.create_database("bench")
+    started = time.monotonic()
+    counts = postgres.load_dataset(database, url, args.gateway, args.schema)
+    log(f"loaded the data set into {url} in {time.monotonic() - started:.1f}s: "
+        + ", ".join(f"{table} {count}" for table, count in counts.items()))
+    # A template must have no connections: copied before any gateway connects.
+    postgres.psql(cluster.server_url, 'CREATE DATABASE "bench_insert" TEMPLATE "bench"')
+    return url, cluster.database_url("bench_insert"), counts
 
 
 def start_floor(servers, args, database):
@@ -456,9 +599,22 @@ def benchmark(args, servers):
     machine cancels out as far as it can."""
     database, dataset = prepare_database(args, args.people)
     raw_sqlite = RawSQLite(args, database)
+    engines = ["sqlite"]
+    raw_libpq = None
+    postgres_gateways = []
+    postgres_rows = None
+    if args.database == "postgresql":
+        url, insert_url, postgres_rows = start_postgres(servers, args, database)
+        raw_libpq = RawLibpq(args, insert_url)
+        engines.append("postgresql")
+        if args.gateways > 1:
+            engines.append("postgresql-gateways")
 
     ceiling = start_ceiling(servers, args)
     gateway = start_gateway(servers, args, database, f"{args.people}")
+    if args.database == "postgresql":
+        postgres_gateways = [start_gateway(servers, args, url, f"postgresql-{index + 1}")
+                             for index in range(args.gateways)]
     idle_rss = gateway.status()
     ceiling_run(ceiling, args, 16, 1)  # warm-up
 
@@ -473,19 +629,28 @@ def benchmark(args, servers):
         remove_database(floor_database)
         shutil.copyfile(database, floor_database)
         floor = start_floor(servers, args, floor_database)
-        plan = [floored for entry in plan
-                 for floored in ([entry, (FLOOR_SCENARIOS[entry[0]], entry[1], entry[2], "floor")]
-                                 if entry[0] in FLOOR_SCENARIOS else [entry])]
+    # Each scenario on SQLite, then its floor, then on PostgreSQL (one gateway, then two), so
+    # that the runs compared with each other are minutes apart at most.
+    plan = [engined for name, script, path, kind in plan
+            for engined in ([(name, script, path, kind, "sqlite")]
+                            + ([(FLOOR_SCENARIOS[name], script, path, "floor", "sqlite")]
+                               if floor and name in FLOOR_SCENARIOS else [])
+                            + [(engine_name(name, engine), script, path, kind, engine)
+                               for engine in engines[1:]])]
+    server_of = {"sqlite": gateway, "postgresql": postgres_gateways[0] if postgres_gateways else None,
+                 "postgresql-gateways": postgres_gateways}
     scenarios = []
     log("probing every scenario")
-    for name, script, path, kind in plan:
-        server = floor if kind == "floor" else gateway
-        scenario = {"name": name, "kind": kind, "path": path or None, "script": script,
-                    "server": server,
-                    "probe": probe(server, name, script, path, args.people),
-                    "runs": []}
+    for name, script, path, kind, engine in plan:
+        server = floor if kind == "floor" else server_of[engine]
+        probed = (probe_each(server, name, script, path, args.people) if isinstance(server, list)
+                  else probe(server, name, script, path, args.people))
+        scenario = {"name": name, "kind": kind, "engine": engine, "path": path or None,
+                    "script": script, "server": server, "probe": probed, "runs": []}
         if kind == "floor":
             scenario["floorOf"] = FLOOR_OF[name]
+        if engine != "sqlite":
+            scenario["sqliteName"] = name[:-len(ENGINE_SUFFIXES[engine])]
         scenarios.append(scenario)
     ceiling_runs = {}
     # Rounds repeat the whole sequence, so that each scenario's runs are spread over the run's
@@ -497,20 +662,28 @@ def benchmark(args, servers):
             for scenario in scenarios:
                 of_rounds = f", round {round_number} of {args.rounds}" if args.rounds > 1 else ""
                 log(f"{scenario['name']}, {connections} connections{of_rounds}")
-                compare_raw = scenario["script"] == POST_SCRIPT
-                raw_before = raw_sqlite.run() if compare_raw else None
-                result = measure(scenario["server"], scenario["script"], scenario["path"] or "",
-                                 args.people, connections, args.duration, args)
+                # POST on SQLite is compared with raw SQLite's commits, on PostgreSQL (one
+                # gateway) with raw libpq's.
+                raw = {"sqlite": raw_sqlite, "postgresql": raw_libpq}.get(scenario["engine"])
+                compare_raw = scenario["script"] == POST_SCRIPT and raw is not None
+                raw_before = raw.run() if compare_raw else None
+                if isinstance(scenario["server"], list):
+                    result = measure_split(scenario["server"], scenario["script"], scenario["path"] or "",
+                                           args.people, connections, args.duration, args)
+                else:
+                    result = measure(scenario["server"], scenario["script"], scenario["path"] or "",
+                                     args.people, connections, args.duration, args)
                 result["round"] = round_number
                 result["ok"] = run_ok(result, scenario["probe"])
                 if compare_raw:
-                    raw_after = raw_sqlite.run()
+                    raw_after = raw.run()
                     raw_rate = (raw_before["rowsPerSecond"] + raw_after["rowsPerSecond"]) / 2
-                    result["sqliteInsert"] = {"before": raw_before["rowsPerSecond"],
-                                              "after": raw_after["rowsPerSecond"],
-                                              "rowsPerSecond": raw_rate,
-                                              "ratio": result["rps"] / raw_rate
-                                              if result["ok"] and raw_rate else None}
+                    key = "sqliteInsert" if raw is raw_sqlite else "libpqInsert"
+                    result[key] = {"before": raw_before["rowsPerSecond"],
+                                   "after": raw_after["rowsPerSecond"],
+                                   "rowsPerSecond": raw_rate,
+                                   "ratio": result["rps"] / raw_rate
+                                   if result["ok"] and raw_rate else None}
                 after = ceiling_run(ceiling, args, connections, args.ceiling_duration)
                 ceiling_runs[connections].append(after)
                 reference = (before["rps"] + after["rps"]) / 2
@@ -540,8 +713,13 @@ def benchmark(args, servers):
         "sqliteInsert": raw_sqlite.summary(), "scenarios": scenarios,
         "gatewayMemory": {"idleRssKb": idle_rss.get("VmRSS"),
                           "processPeakRssKb": process_peak.get("VmHWM")},
+        "database": args.database,
     }
     results["targets"] = check_targets(results)
+    if args.database == "postgresql":
+        results["postgres"] = {"rows": postgres_rows, "gateways": args.gateways,
+                               "libpqInsert": raw_libpq.summary()}
+        results["postgresTargets"] = check_postgres_targets(results, args.connections)
     return results
 
 
@@ -571,6 +749,9 @@ def summarize_runs(runs):
     if all("sqliteInsert" in run for run in runs):
         summary.update(spread([run["sqliteInsert"]["ratio"] for run in runs], "sqliteRatio"))
         summary["sqliteRuns"] = [run["sqliteInsert"] for run in runs]
+    if all("libpqInsert" in run for run in runs):
+        summary.update(spread([run["libpqInsert"]["ratio"] for run in runs], "libpqRatio"))
+        summary["libpqRuns"] = [run["libpqInsert"] for run in runs]
     return summary
 
 
@@ -597,6 +778,57 @@ def gateway_to_floor(results, floor_name, connections):
               if r in gateway_runs and floor_runs[r]["ok"] and gateway_runs[r]["ok"]
               and floor_runs[r]["rps"]]
     return (median(ratios), min(ratios), max(ratios)) if ratios else None
+
+
+def ratio_of_runs(results, name, other, connections):
+    """`name`'s req/s over `other`'s in each round at `connections`: the median and the range,
+    or None when either failed in every round."""
+    runs = {}
+    for scenario in results["scenarios"]:
+        if scenario["name"] in (name, other):
+            runs[scenario["name"]] = {run["round"]: run for run in scenario["runs"]
+                                      if run["connections"] == connections}
+    mine, theirs = runs.get(name, {}), runs.get(other, {})
+    ratios = [mine[r]["rps"] / theirs[r]["rps"] for r in mine
+              if r in theirs and mine[r]["ok"] and theirs[r]["ok"] and theirs[r]["rps"]]
+    return (median(ratios), min(ratios), max(ratios)) if ratios else None
+
+
+def check_postgres_targets(results, connection_counts):
+    """Issue 34's goals, at every connection count: each read on PostgreSQL against the same
+    read on SQLite, POST against raw libpq's commits, two gateways against one (with no errors)."""
+    targets = []
+    for scenario in results["scenarios"]:
+        engine = scenario.get("engine")
+        if engine not in ("postgresql", "postgresql-gateways"):
+            continue
+        for connections in connection_counts:
+            run = find_run(results, scenario["name"], connections)
+            if engine == "postgresql" and scenario["kind"] == "read":
+                compared = ratio_of_runs(results, scenario["name"], scenario["sqliteName"], connections)
+                what, goal = f"{label(scenario['name'])} @{connections}, x SQLite", POSTGRES_READ_TARGET
+            elif engine == "postgresql" and scenario["script"] == POST_SCRIPT:
+                compared = ((run["libpqRatio"], run["libpqRatioMin"], run["libpqRatioMax"])
+                            if run and run.get("libpqRatio") is not None else None)
+                what, goal = f"{label(scenario['name'])} @{connections}, x raw libpq", POST_TO_LIBPQ_TARGET
+            elif engine == "postgresql-gateways":
+                one = engine_name(scenario["sqliteName"], "postgresql")
+                compared = ratio_of_runs(results, scenario["name"], one, connections)
+                what, goal = f"{label(scenario['name'])} @{connections}, x 1 gateway", GATEWAYS_TARGET
+            else:
+                continue
+            if run is None:
+                state = "not run"
+            elif not run["ok"] or compared is None:
+                state = "failing requests"
+            else:
+                state = "PASS" if compared[0] >= goal else "FAIL"
+            targets.append({"target": what, "goal": f">= {goal:.2f}", "result": state,
+                            "value": compared[0] if compared and state != "failing requests" else None,
+                            "range": list(compared[1:]) if compared else None,
+                            "runs": run["runs"] if run else 0,
+                            "errors": {"non2xx": run["non2xx"], "socket": run["socket_errors"]} if run else None})
+    return targets
 
 
 def check_targets(results):
@@ -629,7 +861,7 @@ def check_targets(results):
             f">= {POST_TO_SQLITE_TARGET:.2f}", "POST Person @16, x raw SQLite inserts", None,
             *((run.get("sqliteRatioMin"), run.get("sqliteRatioMax")) if run else ()))
     for scenario in results["scenarios"]:
-        if scenario["kind"] != "read":
+        if scenario["kind"] != "read" or scenario.get("engine", "sqlite") != "sqlite":
             continue
         run = find_run(results, scenario["name"], 64)
         p99 = run["p99_us"] / 1000 if run else None
@@ -649,6 +881,18 @@ def format_default(results):
         lines.append(f"Raw SQLite: {raw['rowsPerSecond']:.0f} one-row inserts/s on average, "
                      f"{raw['min']:.0f} to {raw['max']:.0f} (journal {raw['journal']}, "
                      f"synchronous {raw['synchronous']}; run before and after each POST run)")
+    libpq = (results.get("postgres") or {}).get("libpqInsert")
+    if libpq:
+        lines.append(f"Raw libpq: {libpq['rowsPerSecond']:.0f} one-row inserts/s on average, "
+                     f"{libpq['min']:.0f} to {libpq['max']:.0f} ({libpq['connections']} connections, "
+                     f"synchronous_commit {libpq['synchronousCommit']}; run before and after each "
+                     f"POST Person [PG] run)")
+    if results.get("postgres"):
+        gateways = results["postgres"]["gateways"]
+        lines.append(f"PostgreSQL: a throw-away cluster (scripts/postgres-cluster) with the same data set; "
+                     f"[PG] rows: one gateway on it"
+                     + (f", [PG 2gw] rows: {gateways} gateways on it, wrk's connections and threads "
+                        f"shared out between them" if gateways > 1 else ""))
     rounds = max((summary["runs"] for scenario in results["scenarios"]
                   for summary in scenario["summary"]), default=1)
 
@@ -680,7 +924,27 @@ def format_default(results):
                          f"{summary['rps']:>9.0f} {summary['p50_us'] / 1000:>7.2f} "
                          f"{summary['p99_us'] / 1000:>7.2f} {ratio:>{ratio_width}} "
                          f"{summary['non2xx']:>8} {rss:>7}")
-        if scenario["script"] == POST_SCRIPT:
+        engine = scenario.get("engine", "sqlite")
+        if scenario["script"] == POST_SCRIPT and engine == "postgresql":
+            for summary in scenario["summary"]:
+                if summary["ok"]:
+                    raw = [run["rowsPerSecond"] for run in summary["libpqRuns"]]
+                    lines.append(f"    ^ {summary['connections']} connections: "
+                                 f"{ranged(summary['libpqRatio'], summary['libpqRatioMin'], summary['libpqRatioMax'])}"
+                                 f" x raw libpq (raw libpq {min(raw):.0f} to {max(raw):.0f} around them)")
+        if engine == "postgresql" and scenario["kind"] == "read":
+            for summary in scenario["summary"]:
+                compared = ratio_of_runs(results, scenario["name"], scenario["sqliteName"], summary["connections"])
+                if compared:
+                    lines.append(f"    ^ {summary['connections']} connections: {ranged(*compared)} x SQLite's req/s")
+        if engine == "postgresql-gateways":
+            for summary in scenario["summary"]:
+                one = engine_name(scenario["sqliteName"], "postgresql")
+                compared = ratio_of_runs(results, scenario["name"], one, summary["connections"])
+                lines.append(f"    ^ {summary['connections']} connections: "
+                             f"{ranged(*compared) if compared else '-'} x one gateway; "
+                             f"errors: non-2xx {summary['non2xx']}, socket {summary['socket_errors']}")
+        if scenario["script"] == POST_SCRIPT and engine == "sqlite":
             for summary in scenario["summary"]:
                 if summary["ok"]:
                     raw = [run["rowsPerSecond"] for run in summary["sqliteRuns"]]
@@ -722,16 +986,28 @@ def format_default(results):
         lines.append(f"Gateway peak RSS over the whole run: {memory['processPeakRssKb'] / 1024:.1f}"
                      f" MB (idle after start: {(memory.get('idleRssKb') or 0) / 1024:.1f} MB)")
     lines.append("")
-    lines.append("Targets (issue 6):")
-    for target in results["targets"]:
+    value_width = ratio_width + 1 if rounds > 1 else ratio_width
+
+    def target_line(target, width, beside):
+        """`RESULT  target  value (range)  (goal ...; beside)`."""
         value = target["value"]
         shown = "-" if value is None else f"{value:.2f}"
         if value is not None and target["runs"] > 1 and target["range"]:
             shown += f" ({target['range'][0]:.2f}-{target['range'][1]:.2f})"
+        return (f"  {target['result']:<16} {target['target']:<{width}} {shown:>{value_width}}  "
+                f"(goal {target['goal']}{beside})")
+
+    lines.append("Targets (issue 6):")
+    for target in results["targets"]:
         floor = target.get("floor")
-        beside = f"; C floor {floor:.2f}" if floor is not None else ""
-        lines.append(f"  {target['result']:<16} {target['target']:<56} {shown:>{ratio_width + 1 if rounds > 1 else ratio_width}}  "
-                     f"(goal {target['goal']}{beside})")
+        lines.append(target_line(target, 56, f"; C floor {floor:.2f}" if floor is not None else ""))
+    if results.get("postgresTargets"):
+        lines.append("")
+        lines.append("Targets (issue 34, PostgreSQL; two gateways must also have no errors):")
+        for target in results["postgresTargets"]:
+            errors = target["errors"]
+            lines.append(target_line(target, 62, f"; non-2xx {errors['non2xx']}, socket errors {errors['socket']}"
+                                     if errors and "gateway" in target["target"] else ""))
     return "\n".join(lines)
 
 
@@ -986,6 +1262,17 @@ def parse_arguments():
     parser.add_argument("--gateway", required=True, help="dealer-gateway executable")
     parser.add_argument("--ceiling", required=True, help="the C ceiling server executable")
     parser.add_argument("--sqlite-insert", required=True, help="the raw SQLite insert program")
+    parser.add_argument("--pg-insert", default=None,
+                        help="the raw libpq insert program (Benchmarks/pg_insert), for --database postgresql")
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite",
+                        help="postgresql: every scenario also runs against a gateway serving a "
+                             "throw-away PostgreSQL cluster with the same data set, beside SQLite's")
+    parser.add_argument("--libpq-connections", type=int, default=None,
+                        help="connections of the raw libpq insert loop (default: --threads, the "
+                             "commits one gateway can have in flight)")
+    parser.add_argument("--gateways", type=int, default=1,
+                        help="with 2 or more (implies --database postgresql), every scenario also "
+                             "runs against that many gateways on the one PostgreSQL database")
     parser.add_argument("--floor", default=None,
                         help="the C floor server (Person(n) and Person?$top=20 with libmicrohttpd and SQLite alone)")
     parser.add_argument("--people", type=int, default=1000)
@@ -1027,6 +1314,14 @@ def parse_arguments():
     args.stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     if args.duration < 1 or not args.connections or args.rounds < 1:
         parser.error("--duration and --rounds must be at least 1 and --connections non-empty")
+    if args.gateways < 1:
+        parser.error("--gateways must be at least 1")
+    if args.gateways > 1:
+        args.database = "postgresql"
+    if args.database == "postgresql" and args.growth:
+        parser.error("--growth runs on SQLite only")
+    if args.database == "postgresql" and not args.pg_insert:
+        parser.error("--database postgresql needs --pg-insert (Benchmarks/run.sh builds it)")
     return args
 
 
@@ -1049,8 +1344,8 @@ def main():
     except KeyboardInterrupt:
         log("interrupted")
         return 130
-    except (RuntimeError, generate_data.GenerationError, subprocess.SubprocessError,
-            OSError) as error:
+    except (RuntimeError, generate_data.GenerationError, postgres.PostgresError,
+            subprocess.SubprocessError, OSError) as error:
         log(f"benchmark failed: {error}")
         return 1
     finally:
@@ -1059,6 +1354,7 @@ def main():
         "duration": args.duration, "connections": args.connections, "rounds": args.rounds,
         "threads": args.threads,
         "wrkThreads": args.wrk_threads, "people": args.people, "growth": args.growth,
+        "database": args.database, "gateways": args.gateways,
         "synchronous": args.synchronous, "journal": args.journal})
     results["table"] = table.splitlines()
     path = os.path.join(args.results_dir, f"{args.stamp}.json")

@@ -24,6 +24,10 @@ With --gateway, the tables are created by `dealer-gateway init` into a temporary
 renamed into place only once complete, and an up-to-date existing file (same scale, seed,
 generator and DDL, recorded in <db>.manifest.json) is reused. Without --gateway, --db must already
 hold the empty tables and is filled in place.
+
+With --database postgresql://..., the same rows then go into that (empty) PostgreSQL database as
+well: its tables made by `dealer-gateway init --database ... --no-seed`, the rows copied from --db
+(Benchmarks/postgres.py, as `Benchmarks/run.sh --database postgresql` loads them).
 """
 
 import argparse
@@ -35,6 +39,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+
+import postgres
 
 GENERATOR_VERSION = 1
 CHUNK_PEOPLE = 20_000
@@ -392,11 +398,15 @@ def main():
     parser.add_argument("--db", required=True, help="SQLite file to fill (or create)")
     parser.add_argument("--seed", type=int, default=6, help="random seed (default 6)")
     parser.add_argument("--gateway", help="dealer-gateway executable, to create the tables")
+    parser.add_argument("--database", help="an empty PostgreSQL database (libpq URI) to load the "
+                                           "same rows into; needs --gateway")
     parser.add_argument("--schema", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "Schema", "CarDealer.edmx"))
     args = parser.parse_args()
     if args.people < 1:
         parser.error("--people must be at least 1")
+    if args.database and not args.gateway:
+        parser.error("--database needs --gateway, which creates its tables")
     try:
         if args.gateway:
             counts, seconds = generate_cached(args.db, args.people, args.seed, args.gateway,
@@ -405,11 +415,16 @@ def main():
             if not os.path.exists(args.db):
                 raise GenerationError(f"{args.db} does not exist; pass --gateway to create it")
             counts, seconds = generate_in_place(args.db, args.people, args.seed)
-    except (GenerationError, sqlite3.Error, subprocess.SubprocessError) as error:
+        summary = ", ".join(f"{table} {count}" for table, count in counts.items())
+        print(f"{args.db}: {summary}" + (f" in {seconds:.1f}s" if seconds else ""), file=sys.stderr)
+        if args.database:
+            loaded = postgres.load_dataset(args.db, args.database, args.gateway, args.schema)
+            print(f"{args.database}: " + ", ".join(f"{table} {count}" for table, count in loaded.items()),
+                  file=sys.stderr)
+    except (GenerationError, postgres.PostgresError, sqlite3.Error, subprocess.SubprocessError,
+            OSError) as error:
         print(f"generate_data.py: {error}", file=sys.stderr)
         return 1
-    summary = ", ".join(f"{table} {count}" for table, count in counts.items())
-    print(f"{args.db}: {summary}" + (f" in {seconds:.1f}s" if seconds else ""), file=sys.stderr)
     return 0
 
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The CarDealer benchmark, in one command:
 #   Benchmarks/run.sh [--people 1000] [--duration 8] [--connections 16,64] [--growth] ...
+#   Benchmarks/run.sh --database postgresql [--gateways 2] ...   (PostgreSQL beside SQLite)
 # Installs wrk and libmicrohttpd-dev when missing (apt-get), builds the gateway for production
-# (scripts/build-release: release mode, LTO, profile-guided) and the three C yardsticks
+# (scripts/build-release: release mode, LTO, profile-guided) and the four C yardsticks
 # (the libmicrohttpd ceiling, the floor of libmicrohttpd and SQLite for Person(n),
-# Person?$top=20 and the blog's $expand without a gateway, and the raw SQLite insert loop), then
+# Person?$top=20 and the blog's $expand without a gateway, the raw SQLite insert loop and the raw
+# libpq insert loop), then
 # runs Benchmarks/bench.py, which generates (or reuses) the data set, starts the servers on
 # 127.0.0.1, drives them with wrk, prints a table and writes Benchmarks/results/<timestamp>.json.
 # Every option is passed on to bench.py (see `Benchmarks/run.sh --help`), except two:
@@ -37,6 +39,16 @@ pkg-config --exists libmicrohttpd 2>/dev/null || need_packages+=(libmicrohttpd-d
 pkg-config --exists sqlite3 2>/dev/null || need_packages+=(libsqlite3-dev)
 command -v pkg-config >/dev/null 2>&1 || need_packages+=(pkg-config)
 command -v cc >/dev/null 2>&1 || need_packages+=(gcc)
+pkg-config --exists libpq 2>/dev/null || need_packages+=(libpq-dev)
+# The PostgreSQL mode starts a throw-away cluster (scripts/postgres-cluster: initdb, pg_ctl) and
+# loads the data set with psql.
+case " ${BENCH_ARGS[*]-} " in
+    *" --database postgresql "*|*" --database=postgresql "*|*" --gateways "*|*" --gateways="*)
+        if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+            need_packages+=(postgresql)
+        fi
+        command -v psql >/dev/null 2>&1 || need_packages+=(postgresql-client) ;;
+esac
 if [ ${#need_packages[@]} -gt 0 ]; then
     echo "installing ${need_packages[*]}" >&2
     SUDO=""
@@ -46,10 +58,11 @@ if [ ${#need_packages[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$BIN_DIR"
-echo "building the C ceiling, the C floor and the raw SQLite insert loop" >&2
+echo "building the C ceiling, the C floor and the raw SQLite and libpq insert loops" >&2
 cc -O2 -Wall -o "$BIN_DIR/ceiling" "$BENCH_DIR/ceiling/ceiling.c" $(pkg-config --cflags --libs libmicrohttpd)
 cc -O2 -Wall -o "$BIN_DIR/floor" "$BENCH_DIR/floor/floor.c" $(pkg-config --cflags --libs libmicrohttpd sqlite3)
 cc -O2 -Wall -o "$BIN_DIR/sqlite_insert" "$BENCH_DIR/sqlite_insert/sqlite_insert.c" $(pkg-config --cflags --libs sqlite3)
+cc -O2 -Wall -o "$BIN_DIR/pg_insert" "$BENCH_DIR/pg_insert/pg_insert.c" $(pkg-config --cflags --libs libpq) -lpthread
 
 if [ -z "$GATEWAY" ]; then
     echo "building dealer-gateway (release, LTO, profile-guided: scripts/build-release)" >&2
@@ -62,4 +75,4 @@ GATEWAY="$(cd "$(dirname "$GATEWAY")" && pwd)/$(basename "$GATEWAY")"
 # finally block (its "trap"), and they also get SIGTERM through PR_SET_PDEATHSIG if it is killed.
 cd "$REPO_DIR"
 exec python3 "$BENCH_DIR/bench.py" --gateway "$GATEWAY" --ceiling "$BIN_DIR/ceiling" \
-    --floor "$BIN_DIR/floor" --sqlite-insert "$BIN_DIR/sqlite_insert" ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
+    --floor "$BIN_DIR/floor" --sqlite-insert "$BIN_DIR/sqlite_insert" --pg-insert "$BIN_DIR/pg_insert" ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}

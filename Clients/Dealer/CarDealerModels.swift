@@ -470,12 +470,12 @@ extension PersonCarMaintenance {
 /// The service operations (function imports), called by name with typed parameters.
 extension RestConnection {
     /// CarsDueForService (GET) returning Collection(edmexampleModel.PersonCarMaintenance).
-    public func carsDueForService(miles: Int32, query: ODataQuery = ODataQuery()) async throws(RestConnectionError) -> [PersonCarMaintenance] {
+    public func carsDueForService(miles: Int32, query: ODataQuery = ODataQuery()) async throws -> [PersonCarMaintenance] {
         try await callFunction("CarsDueForService", parameters: ["miles": miles], method: HTTPMethod(rawValue: "GET"), query: query, returningCollectionOf: PersonCarMaintenance.self)
     }
 
     /// TotalMaintenanceCost (GET) returning Edm.Decimal.
-    public func totalMaintenanceCost(personID: Int32) async throws(RestConnectionError) -> Decimal {
+    public func totalMaintenanceCost(personID: Int32) async throws -> Decimal {
         try await callFunction("TotalMaintenanceCost", parameters: ["personID": personID], method: HTTPMethod(rawValue: "GET"), returningPrimitive: Decimal.self)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The interactive drill-down behind `dealer browse`: a stack of screens, read from standard input
-/// one line at a time, so it works in any terminal and from a script.
+/// one line at a time (edited on a terminal, see `LineEditor`), so it works in any terminal and
+/// from a script.
 struct DealerBrowser {
     private enum Screen {
         case people(skip: Int, search: String?)
@@ -26,6 +27,7 @@ struct DealerBrowser {
 
     let service: DealerService
     let pageSize: Int
+    private let lineEditor = LineEditor()
     private var stack: [Screen] = [.people(skip: 0, search: nil)]
 
     init(service: DealerService, pageSize: Int) {
@@ -111,8 +113,7 @@ struct DealerBrowser {
         help.append("q: quit")
         Terminal.print(help.joined(separator: ", "))
         while true {
-            Terminal.prompt("> ")
-            guard let line = Terminal.readLine() else {
+            guard let line = lineEditor.readLine(prompt: "> ") else {
                 Terminal.print()
                 return nil
             }

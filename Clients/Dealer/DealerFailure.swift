@@ -13,6 +13,18 @@ struct DealerFailure: Error, CustomStringConvertible {
         self.description = description
     }
 
+    /// The line for a failed request: a `RestConnectionError`, or the `CancellationError` of a
+    /// cancelled one.
+    init(_ error: any Error, serviceRoot: URL) {
+        if let error = error as? RestConnectionError {
+            self.init(error, serviceRoot: serviceRoot)
+        } else if error is CancellationError {
+            self.init("cancelled")
+        } else {
+            self.init("\(error)")
+        }
+    }
+
     /// The line for a failed request.
     init(_ error: RestConnectionError, serviceRoot: URL) {
         switch error {

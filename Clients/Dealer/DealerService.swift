@@ -83,7 +83,7 @@ struct DealerService: Sendable {
         do {
             return try await connection.send(request)
         } catch {
-            if let notFound, error.statusCode == 404,
+            if let notFound, (error as? RestConnectionError)?.statusCode == 404,
                (try? await connection.send(.get(notFound.entitySet, query: [URLQueryItem(name: "$top", value: "0")]))) != nil {
                 throw DealerFailure(notFound.message)
             }

@@ -43,11 +43,10 @@ enum MetadataSource {
             do {
                 let response = try await connection.send(RestRequest(path: url.absoluteString, headers: ["Accept": "application/xml"]))
                 return response.data
+            } catch RestConnectionError.connectionFailed(_, let reason, _) {
+                throw ModelGenerator.Failure(description: "cannot reach \(url.absoluteString): \(reason)")
             } catch {
-                if case .connectionFailed(_, let reason, _) = error {
-                    throw ModelGenerator.Failure(description: "cannot reach \(url.absoluteString): \(reason)")
-                }
-                throw ModelGenerator.Failure(description: error.description)
+                throw ModelGenerator.Failure(description: "\(error)")
             }
         }
     }

@@ -95,7 +95,7 @@ struct SwiftModelWriter {
                 swiftResult = type
                 call = "try await \(head), returningPrimitive: \(type).self)"
             }
-            let signature = "public func \(SwiftNaming.escaped(function.swiftName))(\(arguments.joined(separator: ", "))) async throws(RestConnectionError)"
+            let signature = "public func \(SwiftNaming.escaped(function.swiftName))(\(arguments.joined(separator: ", "))) async throws"
             out.line("    \(signature)\(swiftResult == "Void" ? "" : " -> " + swiftResult) {")
             out.line("        \(call)")
             out.line("    }")

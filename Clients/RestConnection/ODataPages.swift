@@ -28,7 +28,7 @@ public struct ODataPages<Element: Decodable>: AsyncSequence {
             self.next = next
         }
 
-        public mutating func next() async throws(RestConnectionError) -> Element? {
+        public mutating func next() async throws -> Element? {
             while buffered.isEmpty {
                 guard let page = try await nextPage() else { return nil }
                 buffered = page.reversed()
@@ -37,7 +37,7 @@ public struct ODataPages<Element: Decodable>: AsyncSequence {
         }
 
         /// The next whole page, or nil after the last.
-        mutating func nextPage() async throws(RestConnectionError) -> [Element]? {
+        mutating func nextPage() async throws -> [Element]? {
             let page: ODataCollection<Element>
             switch next {
             case .end:
@@ -49,7 +49,7 @@ public struct ODataPages<Element: Decodable>: AsyncSequence {
             }
             if let link = page.nextLink {
                 guard seen.insert(link).inserted else {
-                    throw .unexpectedPayload(url: link, reason: "the __next links go round in a circle")
+                    throw RestConnectionError.unexpectedPayload(url: link, reason: "the __next links go round in a circle")
                 }
                 next = .link(link)
             } else {

@@ -2,7 +2,7 @@ import Foundation
 
 extension RestConnection {
     /// Builds a batch and sends it: `try await connection.batch { batch in ... }`.
-    public func batch(_ build: (ODataBatch) -> Void) async throws(RestConnectionError) {
+    public func batch(_ build: (ODataBatch) -> Void) async throws {
         let batch = ODataBatch()
         build(batch)
         try await send(batch)
@@ -10,7 +10,7 @@ extension RestConnection {
 
     /// Sends a batch as one `POST $batch` and gives every item its answer. Throws only when the
     /// batch as a whole fails; a failed request (or change set) is its items' error.
-    public func send(_ batch: ODataBatch) async throws(RestConnectionError) {
+    public func send(_ batch: ODataBatch) async throws {
         let operations = batch.parts.flatMap { part -> [ODataBatch.Operation] in
             switch part {
             case .query(let operation): return [operation]
@@ -40,11 +40,11 @@ extension RestConnection {
                                                             "Accept": "multipart/mixed"],
                                                   body: Data(body.utf8)))
         guard let contentType = response.header("Content-Type"), let responseBoundary = MultipartText.boundary(contentType) else {
-            throw .unexpectedPayload(url: response.url, reason: "the $batch answer is not multipart/mixed")
+            throw RestConnectionError.unexpectedPayload(url: response.url, reason: "the $batch answer is not multipart/mixed")
         }
         let answers = MultipartText.parts(of: response.data, boundary: responseBoundary)
         guard answers.count == batch.parts.count else {
-            throw .unexpectedPayload(url: response.url, reason: "the $batch answer has \(answers.count) parts for \(batch.parts.count) requests")
+            throw RestConnectionError.unexpectedPayload(url: response.url, reason: "the $batch answer has \(answers.count) parts for \(batch.parts.count) requests")
         }
         for (part, answer) in zip(batch.parts, answers) {
             switch part {

@@ -11,7 +11,7 @@ extension RestConnection {
     public func callFunction<Element: Decodable>(
         _ name: String, parameters: ODataFunctionParameters = [:], method: HTTPMethod = .get,
         query: ODataQuery = ODataQuery(), returningCollectionOf type: Element.Type
-    ) async throws(RestConnectionError) -> [Element] {
+    ) async throws -> [Element] {
         let items = parameters.items + query.items
         if method == .get {
             return try await getAll(Element.self, name, query: items)
@@ -32,7 +32,7 @@ extension RestConnection {
     public func callFunction<Value: Decodable>(
         _ name: String, parameters: ODataFunctionParameters = [:], method: HTTPMethod = .get,
         returning type: Value.Type
-    ) async throws(RestConnectionError) -> Value {
+    ) async throws -> Value {
         let response = try await send(RestRequest(method: method, path: name, query: parameters.items))
         return try ODataJSON.decodeEntity(Value.self, from: response.data, url: response.url)
     }
@@ -45,14 +45,14 @@ extension RestConnection {
     public func callFunction<Value: ODataPrimitive>(
         _ name: String, parameters: ODataFunctionParameters = [:], method: HTTPMethod = .get,
         returningPrimitive type: Value.Type
-    ) async throws(RestConnectionError) -> Value {
+    ) async throws -> Value {
         let response = try await send(RestRequest(method: method, path: name, query: parameters.items))
         return try ODataJSON.decodeEntity(ODataPrimitiveResult<Value>.self, from: response.data, url: response.url).value
     }
 
     /// Calls an operation that returns nothing worth decoding.
     @discardableResult
-    public func callFunction(_ name: String, parameters: ODataFunctionParameters = [:], method: HTTPMethod = .get) async throws(RestConnectionError) -> RestResponse {
+    public func callFunction(_ name: String, parameters: ODataFunctionParameters = [:], method: HTTPMethod = .get) async throws -> RestResponse {
         try await send(RestRequest(method: method, path: name, query: parameters.items))
     }
 
@@ -60,7 +60,7 @@ extension RestConnection {
     public func callFunction<Value: ODataPrimitive>(
         _ name: String, parameters: ODataFunctionParameters = [:], method: HTTPMethod = .get,
         returningPrimitiveCollectionOf type: Value.Type
-    ) async throws(RestConnectionError) -> [Value] {
+    ) async throws -> [Value] {
         let response = try await send(RestRequest(method: method, path: name, query: parameters.items))
         return try ODataJSON.decodeCollection(ODataPrimitiveBox<Value>.self, from: response.data, url: response.url).elements.map(\.value)
     }

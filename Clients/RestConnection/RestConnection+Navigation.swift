@@ -3,12 +3,12 @@ import Foundation
 extension RestConnection {
     /// Reads a to-many navigation property that came deferred (`{"__deferred":{"uri":...}}`):
     /// `try await connection.load(\.personCar, of: person)` GETs `Person(1)/PersonCar`, every page.
-    public func load<Entity: ODataEntity, Target: Decodable>(_ navigation: KeyPath<Entity, [Target]?>, of entity: Entity) async throws(RestConnectionError) -> [Target] {
+    public func load<Entity: ODataEntity, Target: Decodable>(_ navigation: KeyPath<Entity, [Target]?>, of entity: Entity) async throws -> [Target] {
         try await getAll(Target.self, try navigationPath(navigation, of: entity))
     }
 
     /// Reads a to-one navigation property that came deferred; nil when no entity is linked.
-    public func load<Entity: ODataEntity, Target: Decodable>(_ navigation: KeyPath<Entity, Target?>, of entity: Entity) async throws(RestConnectionError) -> Target? {
+    public func load<Entity: ODataEntity, Target: Decodable>(_ navigation: KeyPath<Entity, Target?>, of entity: Entity) async throws -> Target? {
         let response = try await send(.get(try navigationPath(navigation, of: entity)))
         guard response.statusCode != 204, !response.data.isEmpty else { return nil }
         if let payload = try? ODataPayload(data: response.data, from: response.url), case .object(let object) = payload,

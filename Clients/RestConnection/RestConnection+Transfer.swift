@@ -21,7 +21,7 @@ extension RestConnection {
                     } else {
                         outcome = .failure(URLError(.badServerResponse))
                     }
-                    TransferState.finish(state, outcome)
+                    TransferState.taskEnded(state, outcome)
                 }
                 let cancelledAlready = state.withLock { state -> Bool in
                     state.continuation = continuation
@@ -29,11 +29,13 @@ extension RestConnection {
                     return state.cancelled
                 }
                 if cancelledAlready {
-                    TransferState.finish(state, .failure(CancellationError()))
+                    // Never started, so nothing can race its cancellation.
+                    TransferState.resume(state, .failure(CancellationError()))
+                    task.cancel()
                     return
                 }
                 let deadline = DispatchWorkItem {
-                    TransferState.finish(state, .failure(URLError(.timedOut)))
+                    TransferState.stop(state, because: URLError(.timedOut))
                 }
                 state.withLock { $0.deadline = deadline }
                 task.resume()
@@ -41,30 +43,57 @@ extension RestConnection {
             }
         } onCancel: {
             state.withLock { $0.cancelled = true }
-            TransferState.finish(state, .failure(CancellationError()))
+            TransferState.stop(state, because: CancellationError())
         }
     }
 }
 
-/// Who finishes first: the answer, the deadline or a cancellation. The first resumes the
-/// caller; the others find nothing left to do.
+/// Who finishes first: the answer, the deadline or a cancellation. The first decides what the
+/// caller gets; the caller is resumed once.
 struct TransferState {
     var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
     var task: URLSessionDataTask?
     var cancelled = false
     /// Cancelled once the exchange ends, so that it does not hold the state until it would fire.
     var deadline: DispatchWorkItem?
+    /// Why the exchange is being stopped (the deadline or a cancellation) while URLSession
+    /// winds its task down.
+    var stopping: (any Error)?
 
-    /// Resumes the caller once; a failure also cancels the URLSession task, outside the lock,
-    /// since a cancelled task calls its completion handler, which takes the lock again.
-    static func finish(_ state: Locked<TransferState>, _ outcome: Result<(Data, URLResponse), any Error>) {
-        let (continuation, task, deadline) = state.withLock { state in
+    /// How long a stopped exchange waits for URLSession to let go of its task.
+    static let windDown: TimeInterval = 1
+
+    /// Resumes the caller, the first time only.
+    static func resume(_ state: Locked<TransferState>, _ outcome: Result<(Data, URLResponse), any Error>) {
+        let (continuation, deadline) = state.withLock { state in
             defer { state.continuation = nil; state.task = nil; state.deadline = nil }
-            return (state.continuation, state.task, state.deadline)
+            return (state.continuation, state.deadline)
         }
-        guard let continuation else { return }
         deadline?.cancel()
-        if case .failure = outcome { task?.cancel() }
-        continuation.resume(with: outcome)
+        continuation?.resume(with: outcome)
+    }
+
+    /// URLSession has ended the task: the caller gets its answer, or why it was stopped.
+    static func taskEnded(_ state: Locked<TransferState>, _ outcome: Result<(Data, URLResponse), any Error>) {
+        let stopping = state.withLock { $0.stopping }
+        resume(state, stopping.map { .failure($0) } ?? outcome)
+    }
+
+    /// Stops the exchange for `reason`. The caller is resumed when URLSession has let go of the
+    /// task (its completion handler has run), or `windDown` later at the latest: on Linux,
+    /// URLSession traps when a task it is cancelling ends in between, and what a caller does
+    /// next, such as closing the server, can end it. Cancelled outside the lock, since the
+    /// completion handler takes it again.
+    static func stop(_ state: Locked<TransferState>, because reason: any Error) {
+        let task: URLSessionDataTask? = state.withLock { state in
+            guard state.continuation != nil, state.stopping == nil else { return nil }
+            state.stopping = reason
+            return state.task
+        }
+        guard let task else { return }
+        task.cancel()
+        DispatchQueue.global().asyncAfter(deadline: .now() + windDown) {
+            resume(state, .failure(reason))
+        }
     }
 }

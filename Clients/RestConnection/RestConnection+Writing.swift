@@ -21,7 +21,7 @@ extension RestConnection {
     ///
     /// - Parameter links: navigation properties to bind, by name, to the URIs of existing entities
     ///   (`["Person": "Person(1)"]`), sent as `{"__metadata":{"uri":...}}`.
-    public func create(_ properties: JSONObject, in entitySet: String, links: [String: String] = [:]) async throws(RestConnectionError) -> JSONObject {
+    public func create(_ properties: JSONObject, in entitySet: String, links: [String: String] = [:]) async throws -> JSONObject {
         var body = properties
         for (navigation, target) in links {
             body[navigation] = .object(["__metadata": .object(["uri": .string(try absoluteURI(target))])])
@@ -29,7 +29,7 @@ extension RestConnection {
         let response = try await send(RestRequest(method: .post, path: entitySet, body: Data(JSONValue.object(body).description.utf8)))
         try expectCreated(response)
         guard let created = try ODataPayload(data: response.data, from: response.url).object else {
-            throw .unexpectedPayload(url: response.url, reason: "the created entity is a collection")
+            throw RestConnectionError.unexpectedPayload(url: response.url, reason: "the created entity is a collection")
         }
         return created
     }
@@ -37,21 +37,21 @@ extension RestConnection {
     /// Updates an entity: MERGE by default, PUT on request. Pass the ETag you know as `ifMatch`
     /// to have the server refuse (412) if someone changed the entity since.
     @discardableResult
-    public func update(_ path: String, with properties: JSONObject, method: UpdateMethod = .merge, ifMatch etag: String? = nil) async throws(RestConnectionError) -> RestResponse {
+    public func update(_ path: String, with properties: JSONObject, method: UpdateMethod = .merge, ifMatch etag: String? = nil) async throws -> RestResponse {
         try await send(RestRequest(method: method.httpMethod, path: path, headers: conditional(etag),
                                    body: Data(JSONValue.object(properties).description.utf8)))
     }
 
     /// DELETEs an entity (or anything else a path names).
     @discardableResult
-    public func delete(_ path: String, ifMatch etag: String? = nil) async throws(RestConnectionError) -> RestResponse {
+    public func delete(_ path: String, ifMatch etag: String? = nil) async throws -> RestResponse {
         try await send(RestRequest(method: .delete, path: path, headers: conditional(etag)))
     }
 
     /// Adds a link: `POST Person(1)/$links/PersonCar` with `{"uri": ".../PersonCar(3)"}`.
     /// For a to-one navigation property, `replace: true` sends PUT, which sets the link instead.
     @discardableResult
-    public func link(_ path: String, navigation: String, to target: String, replace: Bool = false) async throws(RestConnectionError) -> RestResponse {
+    public func link(_ path: String, navigation: String, to target: String, replace: Bool = false) async throws -> RestResponse {
         let body = JSONValue.object(["uri": .string(try absoluteURI(target))])
         return try await send(RestRequest(method: replace ? .put : .post, path: "\(path)/$links/\(navigation)",
                                           body: Data(body.description.utf8)))
@@ -60,11 +60,11 @@ extension RestConnection {
     /// Removes a link. For a to-many navigation property, `target` names the entity to unlink
     /// (`"PersonCar(3)"`, of which the key is used); for a to-one, leave it out.
     @discardableResult
-    public func unlink(_ path: String, navigation: String, target: String? = nil) async throws(RestConnectionError) -> RestResponse {
+    public func unlink(_ path: String, navigation: String, target: String? = nil) async throws -> RestResponse {
         var linkPath = "\(path)/$links/\(navigation)"
         if let target {
             guard let open = target.lastIndex(of: "("), target.hasSuffix(")") else {
-                throw .invalidRequest(url: baseURL, reason: "\"\(target)\" does not end with a key such as (3)")
+                throw RestConnectionError.invalidRequest(url: baseURL, reason: "\"\(target)\" does not end with a key such as (3)")
             }
             linkPath += target[open...]
         }
@@ -74,7 +74,7 @@ extension RestConnection {
     // MARK: Typed
 
     /// POSTs a new entity to its entity set and returns it as created (key, ETag and defaults filled in).
-    public func create<Entity: ODataEntity>(_ entity: Entity, links: [String: String] = [:]) async throws(RestConnectionError) -> Entity {
+    public func create<Entity: ODataEntity>(_ entity: Entity, links: [String: String] = [:]) async throws -> Entity {
         var body = try encodeObject(entity)
         for (navigation, target) in links {
             body[navigation] = .object(["__metadata": .object(["uri": .string(try absoluteURI(target))])])
@@ -93,7 +93,7 @@ extension RestConnection {
     /// To clear a property, send PUT (which replaces the entity: every property, nil as null)
     /// or an untyped MERGE with an explicit null (`update(uri, with: ["ssn": nil])`).
     @discardableResult
-    public func update<Entity: ODataEntity>(_ entity: inout Entity, method: UpdateMethod = .merge) async throws(RestConnectionError) -> RestResponse {
+    public func update<Entity: ODataEntity>(_ entity: inout Entity, method: UpdateMethod = .merge) async throws -> RestResponse {
         var body = try encodeObject(entity)
         if method != .put {
             body = body.filter { $0.value != .null }
@@ -109,7 +109,7 @@ extension RestConnection {
 
     /// DELETEs an entity at its URI, with `If-Match` set to the ETag it was read with.
     @discardableResult
-    public func delete<Entity: ODataEntity>(_ entity: Entity) async throws(RestConnectionError) -> RestResponse {
+    public func delete<Entity: ODataEntity>(_ entity: Entity) async throws -> RestResponse {
         try await delete(entity.uri, ifMatch: entity.metadata?.etag)
     }
 

@@ -137,19 +137,21 @@ public final class RestConnection: Sendable {
     /// Sends a request and returns the response if its status is 2xx (or 304 to a request that
     /// asked `If-None-Match`).
     ///
-    /// Throws `.connectionFailed` when there is no response in time, `.accessDenied` for 401 and
-    /// 403, `.httpError` for any other status (with the OData error from the body when there is
-    /// one), and `.cancelled` when the calling task is cancelled.
+    /// Throws `CancellationError` when the calling task is cancelled, as Swift's own async APIs
+    /// do; every other failure is a `RestConnectionError`: `.connectionFailed` when there is no
+    /// response in time, `.accessDenied` for 401 and 403, `.httpError` for any other status (with
+    /// the OData error from the body when there is one). Every method of the connection that
+    /// sends a request throws the same two.
     @discardableResult
-    public func send(_ request: RestRequest) async throws(RestConnectionError) -> RestResponse {
+    public func send(_ request: RestRequest) async throws -> RestResponse {
         var urlRequest = try makeURLRequest(request)
         if let adapter {
             do {
                 urlRequest = try await adapter(urlRequest)
             } catch is CancellationError {
-                throw .cancelled(url: urlRequest.url ?? baseURL)
+                throw CancellationError()
             } catch {
-                throw .invalidRequest(url: urlRequest.url ?? baseURL, reason: "the request adapter failed: \(error)")
+                throw RestConnectionError.invalidRequest(url: urlRequest.url ?? baseURL, reason: "the request adapter failed: \(error)")
             }
         }
         let url = urlRequest.url ?? baseURL
@@ -162,16 +164,22 @@ public final class RestConnection: Sendable {
             if let delegate { await delegate.restConnection(self, failedWith: error, for: sent) }
             return error
         }
+        /// The delegate hears `.cancelled` (it watches requests, not tasks); the caller gets
+        /// the `CancellationError` that Swift concurrency code catches.
+        func cancelled() async -> CancellationError {
+            _ = await fail(.cancelled(url: url))
+            return CancellationError()
+        }
 
         let data: Data
         let response: URLResponse
         do {
             (data, response) = try await transfer(urlRequest)
         } catch let error as URLError {
-            if error.code == .cancelled, Task.isCancelled { throw await fail(.cancelled(url: url)) }
+            if error.code == .cancelled, Task.isCancelled { throw await cancelled() }
             throw await fail(.connectionFailed(url: url, reason: RestConnectionError.reason(for: error), code: error.code))
         } catch is CancellationError {
-            throw await fail(.cancelled(url: url))
+            throw await cancelled()
         } catch {
             throw await fail(.connectionFailed(url: url, reason: "\(error)", code: nil))
         }

@@ -3,7 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Why a request failed. The three cases need different handling, so they are told apart.
+/// Why a request failed, told apart because each case needs different handling. A connection's
+/// methods throw this for every failure but one: a cancelled task's call throws
+/// `CancellationError`, as Swift's own async APIs do, so
+/// `catch let error as RestConnectionError` sees the server's and the network's failures only.
 public enum RestConnectionError: Error, Sendable, CustomStringConvertible {
     /// The server could not be reached, or the exchange broke off: refused, timed out, unknown host.
     case connectionFailed(url: URL, reason: String, code: URLError.Code?)
@@ -18,7 +21,8 @@ public enum RestConnectionError: Error, Sendable, CustomStringConvertible {
     /// 401 (no valid credentials) or 403 (valid credentials without the right to do this).
     /// `credentialsSent` tells a missing key from a refused one.
     case accessDenied(url: URL, statusCode: Int, error: ODataError?, credentialsSent: Bool)
-    /// The calling task was cancelled before the answer arrived.
+    /// The calling task was cancelled before the answer arrived. Only a delegate sees this
+    /// case; the cancelled call itself throws `CancellationError`.
     case cancelled(url: URL)
 
     public var url: URL {

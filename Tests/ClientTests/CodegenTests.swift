@@ -54,9 +54,9 @@ import RestConnection
     @Test func functionImportsBecomeTypedMethods() throws {
         let text = try ModelGenerator(metadata: Data(contentsOf: TestPaths.carDealerSchema), source: "x").generate()
         #expect(text.contains("extension RestConnection {"))
-        #expect(text.contains("    public func carsDueForService(miles: Int32, query: ODataQuery = ODataQuery()) async throws(RestConnectionError) -> [PersonCarMaintenance] {\n"
+        #expect(text.contains("    public func carsDueForService(miles: Int32, query: ODataQuery = ODataQuery()) async throws -> [PersonCarMaintenance] {\n"
             + "        try await callFunction(\"CarsDueForService\", parameters: [\"miles\": miles], method: HTTPMethod(rawValue: \"GET\"), query: query, returningCollectionOf: PersonCarMaintenance.self)\n"))
-        #expect(text.contains("    public func totalMaintenanceCost(personID: Int32) async throws(RestConnectionError) -> Decimal {\n"
+        #expect(text.contains("    public func totalMaintenanceCost(personID: Int32) async throws -> Decimal {\n"
             + "        try await callFunction(\"TotalMaintenanceCost\", parameters: [\"personID\": personID], method: HTTPMethod(rawValue: \"GET\"), returningPrimitive: Decimal.self)\n"))
     }
 

@@ -74,4 +74,18 @@ import Testing
         let result = try ProcessRunner.run(dealer, ["browse", "--url", gateway.root], stdin: "\u{1B}[A\u{1B}[B1\nq\n")
         #expect(result.stdout.contains("Samson, Bob (person 1)"))
     }
+
+    /// At a terminal the keys are read raw: the Up arrow neither shows as `^[[A` nor garbles the
+    /// line, and recalls the line typed before it, which runs again with Enter.
+    @Test func upArrowAtATerminalRecallsTheLastLine() throws {
+        let up = "\u{1B}[A"
+        let result = try PseudoTerminal.run(dealer, ["browse", "--url", gateway.root], columns: 100,
+                                            typing: [up + "1\r", "b\r", up + up + "\u{7F}1\r", "q\r"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("^["), "\(result.stdout)")
+        #expect(!result.stdout.contains("\u{1B}"), "no escape byte is echoed")
+        #expect(result.stdout.components(separatedBy: "Samson, Bob (person 1)").count == 3,
+                "person 1's cars twice, by typing and by recalling: \(result.stdout)")
+        #expect(!result.stdout.contains("Not understood"), "\(result.stdout)")
+    }
 }

@@ -85,6 +85,44 @@ import Testing
         #expect(big.value == Int64.max)
     }
 
+    /// Decimal at precision 29 and Int64 at its ends and past 2^53 keep every digit through a
+    /// generated model, from OData's string form and from a JSON number (which some servers
+    /// write), and are written back as the same strings.
+    @Test func decimalsAndInt64KeepEveryDigit() throws {
+        for text in ["1234567890123456789.0123456789", "-1234567890123456789.0123456789", "0.0000000000000000000000000001"] {
+            let expected = try #require(Decimal(string: text))
+            for form in ["\"\(text)\"", text] {
+                let json = #"{"d":{"personCarMaintenanceID":1,"serviceDate":"\/Date(0)\/","mileage":1,"cost":"# + form + #","createStamp":"\/Date(0)\/"}}"#
+                let entry = try ODataJSON.decodeEntity(PersonCarMaintenance.self, from: Data(json.utf8), url: url)
+                #expect(entry.cost == expected, "\(form) read as \(entry.cost)")
+                let written = String(decoding: try ODataJSON.makeEncoder().encode(entry), as: UTF8.self)
+                #expect(written.contains(#""cost":""# + text + #"""#), "\(form) written as \(written)")
+            }
+        }
+        struct Big: Codable {
+            var value: Int64
+            enum CodingKeys: CodingKey { case value }
+            init(from decoder: any Decoder) throws {
+                value = try decoder.container(keyedBy: CodingKeys.self).decodeOData(Int64.self, forKey: .value)
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeOData(value, forKey: .value)
+            }
+        }
+        let values: [Int64] = [Int64.min, Int64.max, 9_007_199_254_740_993, -9_007_199_254_740_993]
+        for value in values {
+            let text = String(value)
+            for form in ["\"" + text + "\"", text] {
+                let json: String = #"{"d":{"value":"# + form + "}}"
+                let big = try ODataJSON.decodeEntity(Big.self, from: Data(json.utf8), url: url)
+                #expect(big.value == value, "\(form) read as \(big.value)")
+                let written = String(decoding: try ODataJSON.makeEncoder().encode(big), as: UTF8.self)
+                #expect(written == #"{"value":""# + text + #""}"#)
+            }
+        }
+    }
+
     @Test func writesUseODataForms() throws {
         let entry = PersonCarMaintenance(serviceDate: Date(timeIntervalSince1970: 1_257_008_908.44), mileage: 12,
                                          cost: Decimal(string: "49.95")!, createStamp: Date(timeIntervalSince1970: 0))

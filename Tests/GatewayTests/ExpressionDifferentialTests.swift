@@ -1,48 +1,82 @@
 import EDM
 import Foundation
 import ODataStore
+import PostgresStore
 import SQLiteStore
 @testable import ODataURI
 import Testing
 
 /// The differential test: many random well-typed filters and orderings over the car-dealer
-/// seed data and over the all-types table, each run by SQLite through the translator and by the
-/// reference evaluator over the same rows loaded into memory. The answers must agree.
+/// seed data and over the all-types table, translated with each engine's dialect and run there,
+/// and run by the reference evaluator over the same rows loaded into memory. SQLite's answers
+/// must be the reference's; PostgreSQL's (the same rows copied from the SQLite fixture into
+/// tables made from the schema, the same filters from the same seeds) must be SQLite's, row for
+/// row and in order.
 @Suite(.serialized) struct ExpressionDifferentialTests {
-    @Test func randomFiltersAgreeOnTheSeedData() throws {
-        let database = try ExpressionFixture.carDealerDatabase()
-        let reference = try ReferenceEvaluator(model: ExpressionFixture.carDealer, database: database)
+    @Test(arguments: TestGateway.engines) func randomFiltersAgreeOnTheSeedData(engine: TestGateway.Engine) throws {
+        let fixture = try DifferentialFixture(engine: engine, model: ExpressionFixture.carDealer,
+                                              sqlite: try ExpressionFixture.carDealerDatabase())
         for (index, set) in ["Person", "Car", "PersonCar", "Maintenance", "PersonCarMaintenance"].enumerated() {
-            try compareFilters(on: ExpressionFixture.type(set), model: ExpressionFixture.carDealer, database: database,
-                               reference: reference, count: 600, seed: UInt64(100 + index))
+            try compareFilters(on: ExpressionFixture.type(set), in: fixture, count: 600, seed: UInt64(100 + index))
         }
     }
 
-    @Test func randomFiltersAgreeOnEveryType() throws {
-        let database = try ExpressionFixture.allTypesDatabase()
-        let reference = try ReferenceEvaluator(model: ExpressionFixture.allTypes, database: database)
-        try compareFilters(on: ExpressionFixture.type("Samples", in: ExpressionFixture.allTypes), model: ExpressionFixture.allTypes,
-                           database: database, reference: reference, count: 3000, seed: 7)
+    @Test(arguments: TestGateway.engines) func randomFiltersAgreeOnEveryType(engine: TestGateway.Engine) throws {
+        let model = ExpressionFixture.allTypes
+        let fixture = try DifferentialFixture(engine: engine, model: model, sqlite: try ExpressionFixture.allTypesDatabase())
+        try compareFilters(on: ExpressionFixture.type("Samples", in: model), in: fixture, count: 3000, seed: 7)
     }
 
-    @Test func randomOrderingsAgree() throws {
-        let dealer = try ExpressionFixture.carDealerDatabase()
-        let dealerReference = try ReferenceEvaluator(model: ExpressionFixture.carDealer, database: dealer)
+    @Test(arguments: TestGateway.engines) func randomOrderingsAgree(engine: TestGateway.Engine) throws {
+        let dealer = try DifferentialFixture(engine: engine, model: ExpressionFixture.carDealer,
+                                             sqlite: try ExpressionFixture.carDealerDatabase())
         for (index, set) in ["Person", "Car", "PersonCarMaintenance", "Maintenance"].enumerated() {
-            try compareOrderings(on: ExpressionFixture.type(set), model: ExpressionFixture.carDealer, database: dealer,
-                                 reference: dealerReference, count: 60, seed: UInt64(200 + index))
+            try compareOrderings(on: ExpressionFixture.type(set), in: dealer, count: 60, seed: UInt64(200 + index))
         }
-        let types = try ExpressionFixture.allTypesDatabase()
-        let typesReference = try ReferenceEvaluator(model: ExpressionFixture.allTypes, database: types)
-        try compareOrderings(on: ExpressionFixture.type("Samples", in: ExpressionFixture.allTypes), model: ExpressionFixture.allTypes,
-                             database: types, reference: typesReference, count: 200, seed: 300)
+        let model = ExpressionFixture.allTypes
+        let types = try DifferentialFixture(engine: engine, model: model, sqlite: try ExpressionFixture.allTypesDatabase())
+        try compareOrderings(on: ExpressionFixture.type("Samples", in: model), in: types, count: 200, seed: 300)
     }
 
-    private func compareFilters(on type: EntityType, model: EntityModel, database: Database, reference: ReferenceEvaluator,
-                                count: Int, seed: UInt64) throws {
-        var generator = ExpressionGenerator(type: type, model: model, reference: reference, seed: seed)
+    /// The rows under one differential test: the SQLite fixture database and the reference
+    /// evaluator over its rows, and for PostgreSQL a database of its own with the same rows.
+    struct DifferentialFixture {
+        let model: EntityModel
+        let sqlite: Database
+        let reference: ReferenceEvaluator
+        let postgres: PostgresConnection?
+        /// Dropped with the fixture.
+        private let postgresDatabase: PostgresTestDatabase?
+
+        init(engine: TestGateway.Engine, model: EntityModel, sqlite: Database) throws {
+            self.model = model
+            self.sqlite = sqlite
+            reference = try ReferenceEvaluator(model: model, database: sqlite)
+            switch engine {
+            case .sqlite:
+                postgresDatabase = nil
+                postgres = nil
+            case .postgresql:
+                let database = try PostgresTestDatabase()
+                let connection = try database.connect()
+                try ExpressionFixture.copy(model, from: sqlite, to: connection)
+                postgresDatabase = database
+                postgres = connection
+            }
+        }
+    }
+
+    /// Each generated filter: SQLite's keys (in key order) against the reference's and, on
+    /// PostgreSQL, PostgreSQL's against SQLite's, through both the value and the condition
+    /// translation. PostgreSQL leaves out only the known divergences (`divergesAcrossEngines`,
+    /// `mayOverflowADouble`), by what the expression holds, never by its answer.
+    private func compareFilters(on type: EntityType, in fixture: DifferentialFixture, count: Int, seed: UInt64) throws {
+        var generator = ExpressionGenerator(type: type, model: fixture.model, reference: fixture.reference, seed: seed)
         var matched = 0
         var failures = 0
+        var compared = 0
+        var skipped = 0
+        var caseMappings = 0
         for _ in 0..<count {
             let text = generator.boolean(depth: 3)
             let expression: BoundExpression
@@ -55,19 +89,48 @@ import Testing
                 failures += 1
                 continue
             }
-            let expected = reference.filter(expression, on: type)
+            if fixture.postgres != nil && Self.divergesAcrossEngines(expression) {
+                skipped += 1
+                continue
+            }
+            let expected = fixture.reference.filter(expression, on: type)
             for asCondition in [false, true] {
-                let result = try ExpressionFixture.keys(where: expression, on: type, in: database, asCondition: asCondition)
+                let result = try ExpressionFixture.keys(where: expression, on: type, in: fixture.sqlite, asCondition: asCondition)
                 if result.keys != expected {
                     failures += 1
                     Issue.record("\(type.name) $filter=\(text)\nbound: \(expression)\nSQL: \(result.sql)\nSQLite: \(result.keys.count) rows \(result.keys.prefix(10))\nreference: \(expected.count) rows \(expected.prefix(10))")
                 }
+                guard let postgres = fixture.postgres else { continue }
+                do {
+                    let answer = try ExpressionFixture.keys(where: expression, on: type, in: postgres, asCondition: asCondition)
+                    compared += 1
+                    if answer.keys != result.keys {
+                        let difference: Comment = "\(type.name) $filter=\(text)\nPostgreSQL: \(answer.sql)\nparameters: \(answer.parameters)\n\(answer.keys.count) rows \(answer.keys.prefix(10))\nSQLite: \(result.keys.count) rows \(result.keys.prefix(10))"
+                        if Self.mapsCase(expression) {
+                            caseMappings += 1
+                            withKnownIssue("PostgreSQL maps case one character to one, SQLite fully (ß → SS)") { Issue.record(difference) }
+                        } else {
+                            failures += 1
+                            Issue.record(difference)
+                        }
+                    }
+                } catch let failure as ExpressionFixture.PostgresFailure where failure.isOutOfRange && Self.mayOverflowADouble(expression) {
+                    skipped += 1
+                } catch {
+                    failures += 1
+                    Issue.record("\(type.name) $filter=\(text)\n\(error)")
+                }
             }
-            if !expected.isEmpty && expected.count < reference.rows(of: type).count { matched += 1 }
+            if !expected.isEmpty && expected.count < fixture.reference.rows(of: type).count { matched += 1 }
             if failures > 5 { return }
         }
         // The generator must produce selective filters, or the comparison proves little.
         #expect(matched > count / 8, "only \(matched) of \(count) filters on \(type.name) selected some but not all rows")
+        if fixture.postgres != nil {
+            #expect(compared > count, "only \(compared) comparisons for \(count) filters on \(type.name)")
+            #expect(skipped < count / 20, "\(skipped) of \(count) filters on \(type.name) left out as known divergences")
+            #expect(caseMappings < count / 100, "\(caseMappings) of \(count) filters on \(type.name) differ by their case mapping")
+        }
     }
 
     /// The generator combines constants freely, so some of its expressions divide a constant by
@@ -78,9 +141,52 @@ import Testing
         return ["div", "mod", "add", "sub", "mul", "-"].contains { text.contains($0) }
     }
 
-    private func compareOrderings(on type: EntityType, model: EntityModel, database: Database, reference: ReferenceEvaluator,
-                                  count: Int, seed: UInt64) throws {
-        var generator = ExpressionGenerator(type: type, model: model, reference: reference, seed: seed)
+    /// The remainder of floating operands: PostgreSQL computes it exactly in NUMERIC, SQLite as
+    /// C's fmod of the operands' doubles (they differ when the divisor has no exact binary form:
+    /// `-12.5 mod 0.005` is 0 exactly, and not quite 0 in doubles). Decimal arithmetic,
+    /// remainders included, is exact on both and compared.
+    static func divergesAcrossEngines(_ expression: BoundExpression) -> Bool {
+        contains(expression) { isFloatingArithmetic($0, [.modulo]) }
+    }
+
+    /// A floating product or quotient, which may go beyond the range of a double: SQLite gives
+    /// an infinity, PostgreSQL an error (22003), which the gateway answers as a failed request.
+    static func mayOverflowADouble(_ expression: BoundExpression) -> Bool {
+        contains(expression) { isFloatingArithmetic($0, [.multiply, .divide]) }
+    }
+
+    /// A `tolower` or `toupper`: PostgreSQL's `lower`/`upper` map one character to one (ß stays
+    /// ß, ﬁ stays ﬁ), as .NET's invariant mappings do; SQLite's `edm_upper`/`edm_lower` and the
+    /// reference map fully, as Swift does (ß → SS, ﬁ → FI). Where that shows, the answers differ:
+    /// a known issue of the engines, reported as one rather than hidden.
+    static func mapsCase(_ expression: BoundExpression) -> Bool {
+        contains(expression) {
+            guard case .call(let function, _, _) = $0 else { return false }
+            return function == .toLower || function == .toUpper
+        }
+    }
+
+    private static func isFloatingArithmetic(_ node: BoundExpression, _ operators: [ArithmeticOperator]) -> Bool {
+        guard case .arithmetic(let op, _, _, let type) = node else { return false }
+        return operators.contains(op) && type != .decimal && !(type?.isIntegral ?? true)
+    }
+
+    /// Whether the expression or any expression within it satisfies `matches`.
+    static func contains(_ expression: BoundExpression, where matches: (BoundExpression) -> Bool) -> Bool {
+        if matches(expression) { return true }
+        switch expression {
+        case .literal, .member: return false
+        case .convert(let inner, _), .negate(let inner, _), .not(let inner): return contains(inner, where: matches)
+        case .arithmetic(_, let left, let right, _), .comparison(_, let left, let right), .and(let left, let right), .or(let left, let right):
+            return contains(left, where: matches) || contains(right, where: matches)
+        case .call(_, let arguments, _): return arguments.contains { contains($0, where: matches) }
+        }
+    }
+
+    /// Each generated ordering: SQLite's order of every row against the reference's and, on
+    /// PostgreSQL, PostgreSQL's against SQLite's.
+    private func compareOrderings(on type: EntityType, in fixture: DifferentialFixture, count: Int, seed: UInt64) throws {
+        var generator = ExpressionGenerator(type: type, model: fixture.model, reference: fixture.reference, seed: seed)
         var failures = 0
         for _ in 0..<count {
             let text = generator.orderBy()
@@ -93,16 +199,33 @@ import Testing
                 Issue.record("generated $orderby rejected: \(text)\n\(error)")
                 continue
             }
-            let result = try ExpressionFixture.orderedKeys(items, on: type, in: database)
-            let expected = reference.order(items, on: type)
+            let result = try ExpressionFixture.orderedKeys(items, on: type, in: fixture.sqlite)
+            let expected = fixture.reference.order(items, on: type)
             if result.keys != expected {
                 failures += 1
-                let common = min(result.keys.count, expected.count)
-                let firstDifference = (0..<common).first { result.keys[$0] != expected[$0] } ?? common
-                Issue.record("\(type.name) $orderby=\(text)\nSQL: \(result.sql)\nfirst difference at \(firstDifference): SQLite \(result.keys[firstDifference...].prefix(5)) reference \(expected[firstDifference...].prefix(5))")
-                if failures > 5 { return }
+                Issue.record("\(type.name) $orderby=\(text)\nSQL: \(result.sql)\n\(Self.firstDifference(result.keys, "SQLite", expected, "reference"))")
             }
+            if let postgres = fixture.postgres {
+                do {
+                    let answer = try ExpressionFixture.orderedKeys(items, on: type, in: postgres)
+                    if answer.keys != result.keys {
+                        failures += 1
+                        Issue.record("\(type.name) $orderby=\(text)\nPostgreSQL: \(answer.sql)\n\(Self.firstDifference(answer.keys, "PostgreSQL", result.keys, "SQLite"))")
+                    }
+                } catch {
+                    failures += 1
+                    Issue.record("\(type.name) $orderby=\(text)\n\(error)")
+                }
+            }
+            if failures > 5 { return }
         }
+    }
+
+    /// `first difference at N: A [..] B [..]`, the next few keys of each from there.
+    static func firstDifference(_ keys: [[SQLValue]], _ name: String, _ expected: [[SQLValue]], _ expectedName: String) -> String {
+        let common = min(keys.count, expected.count)
+        let first = (0..<common).first { keys[$0] != expected[$0] } ?? common
+        return "first difference at \(first): \(name) \(keys[first...].prefix(5)) \(expectedName) \(expected[first...].prefix(5))"
     }
 }
 

@@ -7,8 +7,8 @@ import Testing
 
 /// `$filter` and `$orderby` through the real gateway over HTTP: the table of every operator,
 /// function and literal on the all-types set, errors with their positions, and random filters
-/// and orderings on the seed data (also walked page by page through `__next`) checked against
-/// the reference evaluator reading the gateway's own database file.
+/// and orderings on the seed data (also walked page by page through `__next`), on either
+/// engine, checked against the reference evaluator reading the rows the gateway was seeded with.
 @Suite(.serialized) struct ExpressionHTTPTests {
     /// The all-types schema behind a gateway, with the fixture rows.
     static func allTypesGateway() throws -> TestGateway {
@@ -31,6 +31,22 @@ import Testing
 
     static func keys(_ entities: [[String: Any]], _ keyName: String) -> [[SQLValue]] {
         entities.map { [.integer(Int64($0[keyName] as! Int))] }
+    }
+
+    /// The reference evaluator over the rows the gateway was seeded with: its own SQLite file,
+    /// or for a PostgreSQL gateway a SQLite file seeded from the same folder.
+    static func reference(for gateway: TestGateway) throws -> ReferenceEvaluator {
+        let database = gateway.engine == .sqlite ? try gateway.openDatabase() : try ExpressionFixture.carDealerDatabase()
+        return try ReferenceEvaluator(model: gateway.model, database: database)
+    }
+
+    /// A filter whose answer PostgreSQL is known to give otherwise than SQLite and the reference
+    /// (`ExpressionDifferentialTests.divergesAcrossEngines`), or to refuse
+    /// (`mayOverflowADouble`) where they compute an infinity: no comparison on PostgreSQL.
+    static func isKnownDivergence(_ expression: BoundExpression, on engine: TestGateway.Engine, answered status: Int) -> Bool {
+        guard engine == .postgresql else { return false }
+        return ExpressionDifferentialTests.divergesAcrossEngines(expression)
+            || (status != 200 && ExpressionDifferentialTests.mayOverflowADouble(expression))
     }
 
     @Test func everyFilterOfTheTableOverHTTP() throws {
@@ -154,10 +170,11 @@ import Testing
         #expect(try gateway.get("Person?$top=5").status == 200)
     }
 
-    @Test func randomFiltersAndOrderingsOverHTTPAgreeWithTheReference() throws {
-        let gateway = try TestGateway { $0.defaultPageSize = 100_000 }
-        let reference = try ReferenceEvaluator(model: gateway.model, database: try gateway.openDatabase())
+    @Test(arguments: TestGateway.engines) func randomFiltersAndOrderingsOverHTTPAgreeWithTheReference(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine) { $0.defaultPageSize = 100_000 }
+        let reference = try Self.reference(for: gateway)
         var failures = 0
+        var skipped = 0
         for (index, set) in ["Person", "Car", "PersonCar", "Maintenance", "PersonCarMaintenance"].enumerated() {
             let type = gateway.model.entitySet(named: set)!.entityType
             let key = type.keyProperties[0].name
@@ -174,6 +191,10 @@ import Testing
                     // Constants that divide by zero or overflow: the gateway refuses them too.
                     #expect(response.status == 400, "\(set)?$filter=\(text)")
                     #expect(try response.errorMessage().contains("Arithmetic error"), "\(set)?$filter=\(text)")
+                    continue
+                }
+                if Self.isKnownDivergence(expression, on: engine, answered: response.status) {
+                    skipped += 1
                     continue
                 }
                 let expected = reference.filter(expression, on: type)
@@ -211,11 +232,12 @@ import Testing
             }
             if failures > 8 { return }
         }
+        #expect(skipped < 20, "\(skipped) of 400 filters left out as known divergences")
     }
 
-    @Test func pagesOfRandomOrderingsFollowTheReference() throws {
-        let gateway = try TestGateway { $0.defaultPageSize = 7 }
-        let reference = try ReferenceEvaluator(model: gateway.model, database: try gateway.openDatabase())
+    @Test(arguments: TestGateway.engines) func pagesOfRandomOrderingsFollowTheReference(engine: TestGateway.Engine) throws {
+        let gateway = try TestGateway(engine: engine) { $0.defaultPageSize = 7 }
+        let reference = try Self.reference(for: gateway)
         var failures = 0
         for (index, set) in ["Person", "Car", "Maintenance", "PersonCarMaintenance"].enumerated() {
             let type = gateway.model.entitySet(named: set)!.entityType
@@ -229,6 +251,7 @@ import Testing
                 var target = "\(set)?$select=\(key)&$orderby=" + TestGateway.percentEncoded(orderBy)
                 if let filter {
                     let bound = try ExpressionParser.parseFilter(filter, for: type, limits: ExpressionLimits(maxNodes: 1000))
+                    if Self.isKnownDivergence(bound, on: engine, answered: 200) { continue }
                     let selected = Set(reference.filter(bound, on: type))
                     expected = expected.filter(selected.contains)
                     target += "&$filter=" + TestGateway.percentEncoded(filter)
