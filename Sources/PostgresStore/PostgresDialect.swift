@@ -14,6 +14,27 @@ import ODataURI
 public struct PostgresDialect: SQLDialect {
     public init() {}
 
+    /// Text and bytea as escape strings (`E'...'`), which read the same whatever the server's
+    /// standard_conforming_strings says; the rest is standard SQL.
+    public func literal(_ value: SQLValue) -> String {
+        switch value {
+        case .text(let text):
+            var escaped = "E'"
+            for character in text.unicodeScalars {
+                if character == "\\" || character == "'" { escaped.unicodeScalars.append(character) }
+                escaped.unicodeScalars.append(character)
+            }
+            return escaped + "'"
+        case .blob(let bytes):
+            return "E'\\\\x" + bytes.map { byte in
+                let hex = String(byte, radix: 16)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined() + "'::bytea"
+        default:
+            return standardLiteral(value)
+        }
+    }
+
     public func quote(_ identifier: String) -> String {
         guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
         var quoted = "\""

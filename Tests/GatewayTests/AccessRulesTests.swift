@@ -324,7 +324,8 @@ import Testing
             (AccessFile(roles: ["x": .init(sets: ["Car": "ReadEverything"])]), "is not an EntitySetRights"),
             (AccessFile(roles: ["x": .init(hide: ["Person.personID"])]), "it is a key"),
             (AccessFile(roles: ["x": .init(hide: ["Person.shoeSize"])]), "has no property shoeSize"),
-            (AccessFile(roles: ["x": .init(rows: ["Car": "make eq 'Ford'"])]), "row filters"),
+            (AccessFile(roles: ["x": .init(rows: ["Car": "make eq 'Ford'"])]), "role x: rows of Car: the role cannot see Car"),
+            (AccessFile(roles: ["x": .init(sets: ["*": "AllRead"], rows: ["Car": "make eq"])]), "role x: rows of Car: 'make eq' is not a filter of Car"),
             (AccessFile(roles: ["admin": .init()]), "built in"),
             (AccessFile(keys: [AccessFile.Key(name: "k", role: "boss", created: "", salt: "AA==", hmacSHA256: "AA==")]), "unknown role boss"),
         ]

@@ -8,7 +8,8 @@ import Foundation
 ///     "reader":    { "hide": ["Person.SSN"] },
 ///     "anonymous": { "sets": { "*": "None", "Car": "AllRead" } },
 ///     "clerk":     { "sets": { "*": "AllRead", "Car": "ReadMultiple, ReadSingle, WriteAppend" },
-///                    "hide": ["Person.SSN"], "rateLimit": 20 }
+///                    "hide": ["Person.SSN"], "rateLimit": 20 },
+///     "recent":    { "sets": { "*": "All" }, "rows": { "Car": "Year gt 2005" } }
 ///   },
 ///   "keys": [
 ///     { "name": "web", "role": "reader", "created": "2026-11-27T22:00:00Z", "salt": "…", "hmacSHA256": "…" }
@@ -20,13 +21,15 @@ import Foundation
 /// are built in; a role of the first two names given here adds its `hide` to the built-in one
 /// and may change its `sets`. `anonymous`, when present, is what callers without a key may do.
 /// `sets` maps an entity set (or `*`, every set not named) to WCF's `EntitySetRights` names; a set
-/// with `None` and its type do not exist for the role. `hide` lists `Set.Property`.
+/// with `None` and its type do not exist for the role. `hide` lists `Set.Property`. `rows` maps
+/// a set to a `$filter` expression: rows outside it do not exist for the role, and a write that
+/// would put a row outside it is refused (403).
 public struct AccessFile: Codable, Sendable, Equatable {
     public struct Role: Codable, Sendable, Equatable {
         public var sets: [String: String]?
         public var hide: [String]?
-        /// Row filters (`Set` to a `$filter` expression). Not supported yet: a file that has
-        /// one is refused rather than served without it.
+        /// Row filters: `Set` to a `$filter` expression; the role reads and writes only the
+        /// rows of the set that meet it.
         public var rows: [String: String]?
         /// Requests per second each key of the role may make (or each client address, for
         /// `anonymous`), unless the key has its own.

@@ -1,6 +1,8 @@
 import CSDL
 import EDM
 import Foundation
+import ODataStore
+import ODataURI
 
 /// A role resolved against the schema: its rights per set, what it cannot see, its rate.
 struct ResolvedRole: Sendable, Equatable {
@@ -60,9 +62,6 @@ struct AccessPolicy: Sendable {
 
     private static func resolve(_ role: AccessFile.Role, named name: String, document: CSDLDocument, model: EntityModel) throws(AccessFileError) -> ResolvedRole {
         let inRole = "role \(name)"
-        if let rows = role.rows, !rows.isEmpty {
-            throw AccessFileError("\(inRole): row filters (rows) are not supported by this version; remove them rather than serve without them")
-        }
         if let rate = role.rateLimit, !(rate > 0) { throw AccessFileError("\(inRole): rateLimit must be above 0") }
         let builtIn: EntitySetRights = switch name {
         case "reader": .allRead
@@ -96,7 +95,62 @@ struct AccessPolicy: Sendable {
             }
             hiddenProperties[type.name, default: []].insert(parts[1])
         }
-        return ResolvedRole(rules: RoleRules(roleName: name, rights: rights.filter { $0.value != .none }, isAnonymous: name == AccessFile.anonymousRole),
+        let rowFilters = try resolveRows(role.rows ?? [:], inRole: inRole, hiddenSets: hiddenSets, hiddenProperties: hiddenProperties, model: model)
+        return ResolvedRole(rules: RoleRules(roleName: name, rights: rights.filter { $0.value != .none }, isAnonymous: name == AccessFile.anonymousRole,
+                                             rowFilters: rowFilters),
                             hiddenSets: hiddenSets, hiddenProperties: hiddenProperties, rateLimit: role.rateLimit, isAdmin: false)
+    }
+
+    /// Binds each row filter to its set's type and checks it names only what the role sees: a
+    /// filter over a hidden property or set would let the rows that exist tell its values. A
+    /// filter may go through navigation, but not to a set that is filtered itself: the filtered
+    /// sets' derived tables (`RowFilter.derivedTable`) would then depend on one another,
+    /// possibly in a circle.
+    private static func resolveRows(_ rows: [String: String], inRole: String, hiddenSets: Set<String>,
+                                    hiddenProperties: [String: Set<String>], model: EntityModel) throws(AccessFileError) -> [RowFilter] {
+        var filters: [RowFilter] = []
+        for (setName, text) in rows.sorted(by: { $0.key < $1.key }) {
+            let inRows = "\(inRole): rows of \(setName)"
+            guard let set = model.entitySet(named: setName) else { throw AccessFileError("\(inRows): unknown entity set \(setName)") }
+            guard !hiddenSets.contains(setName) else { throw AccessFileError("\(inRows): the role cannot see \(setName)") }
+            let condition: BoundExpression
+            do {
+                condition = try ExpressionParser.parseFilter(text, for: set.entityType)
+            } catch {
+                throw AccessFileError("\(inRows): '\(text)' is not a filter of \(set.entityType.name): \(error)")
+            }
+            for member in memberPaths(condition) {
+                for navigation in member.navigations {
+                    if let target = navigation.target.entitySet?.name, hiddenSets.contains(target) {
+                        throw AccessFileError("\(inRows): the filter goes to \(target), which the role cannot see")
+                    }
+                }
+                let owner = member.navigations.last?.target ?? set.entityType
+                if hiddenProperties[owner.name]?.contains(member.property.name) == true {
+                    throw AccessFileError("\(inRows): the filter names \(owner.name).\(member.property.name), which the role cannot see")
+                }
+            }
+            filters.append(RowFilter(entitySet: set, condition: condition, text: text))
+        }
+        let filtered = Set(filters.map(\.entitySet.name))
+        for filter in filters {
+            for member in memberPaths(filter.condition) {
+                for reached in member.navigations.compactMap({ $0.target.entitySet?.name }) where filtered.contains(reached) {
+                    throw AccessFileError("\(inRole): rows of \(filter.entitySet.name): the filter goes to \(reached), which has a row filter of its own")
+                }
+            }
+        }
+        return filters
+    }
+
+    private static func memberPaths(_ expression: BoundExpression) -> [MemberPath] {
+        switch expression {
+        case .literal: return []
+        case .member(let path): return [path]
+        case .convert(let inner, _), .negate(let inner, _), .not(let inner): return memberPaths(inner)
+        case .arithmetic(_, let left, let right, _), .comparison(_, let left, let right), .and(let left, let right), .or(let left, let right):
+            return memberPaths(left) + memberPaths(right)
+        case .call(_, let arguments, _): return arguments.flatMap(memberPaths)
+        }
     }
 }

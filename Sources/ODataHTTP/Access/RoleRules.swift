@@ -1,4 +1,5 @@
 import EDM
+import ODataStore
 import ODataURI
 
 /// What one role may do with each entity set it sees, checked against every resolved request
@@ -10,6 +11,9 @@ struct RoleRules: Sendable, Equatable {
     let rights: [String: EntitySetRights]
     /// Refusals of the anonymous role are 401: a key may have the right.
     let isAnonymous: Bool
+    /// Rows each set is restricted to, for reads (the role's readers) and writes
+    /// (`RowFilteredSession`).
+    var rowFilters: [RowFilter] = []
 
     func authorize(_ info: UriInfo, method: String) throws(AccessError) {
         let reading = method == "GET" || method == "HEAD"

@@ -76,7 +76,8 @@ extension ODataService {
     /// and its error becomes the change set's only response.
     private func runChangeSet(_ operations: [BatchOperation], outer: HTTPRequest, worker: WorkerContext) throws -> BatchResponsePart {
         do {
-            let (responses, commit) = try store.write(model: model) { session throws -> [BatchOperationResponse] in
+            let (responses, commit) = try store.write(model: model) { unrestricted throws -> [BatchOperationResponse] in
+                let session = restricted(unrestricted)
                 var contentIDs = ContentIDReferences()
                 var responses: [BatchOperationResponse] = []
                 for operation in operations {

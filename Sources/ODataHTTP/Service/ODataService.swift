@@ -81,19 +81,23 @@ public final class ODataService: Sendable {
     /// own over the same store (`AccessControl`).
     public convenience init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger,
                             access: AccessControl?) throws(AccessFileError) {
-        self.init(model: model, store: store, configuration: configuration, logger: logger, rules: nil, access: access, ownsStore: true)
+        let connections = ReaderConnections()
+        self.init(model: model, store: store, configuration: configuration, logger: logger, rules: nil, access: access, ownsStore: true,
+                  connections: connections)
         try access?.adopt { view, rules in
-            ODataService(model: view, store: store, configuration: configuration, logger: logger, rules: rules, access: nil, ownsStore: false)
+            ODataService(model: view, store: store, configuration: configuration, logger: logger, rules: rules, access: nil, ownsStore: false,
+                         connections: connections)
         }
     }
 
     /// The service of any store, which it closes when it ends.
     public convenience init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger) {
-        self.init(model: model, store: store, configuration: configuration, logger: logger, rules: nil, access: nil, ownsStore: true)
+        self.init(model: model, store: store, configuration: configuration, logger: logger, rules: nil, access: nil, ownsStore: true,
+                  connections: ReaderConnections())
     }
 
     init(model: EntityModel, store: any EntityStore, configuration: Configuration, logger: Logger,
-         rules: RoleRules?, access: AccessControl?, ownsStore: Bool) {
+         rules: RoleRules?, access: AccessControl?, ownsStore: Bool, connections: ReaderConnections) {
         self.model = model
         self.configuration = configuration
         self.store = store
@@ -113,7 +117,8 @@ public final class ODataService: Sendable {
         self.jsonHeaders = (Self.headers(type: Self.jsonType, version: .v1), Self.headers(type: Self.jsonType, version: .v2))
         let madeWorkers = madeWorkers
         self.workers = ThreadLocal {
-            let worker = WorkerContext(store: store, longestCachedTarget: longestCachedTarget)
+            let worker = WorkerContext(store: store, connections: connections, rowFilters: rules?.rowFilters ?? [],
+                                       longestCachedTarget: longestCachedTarget)
             madeWorkers.add(worker.record)
             return worker
         }

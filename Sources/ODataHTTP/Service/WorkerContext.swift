@@ -23,21 +23,35 @@ final class WorkerContext {
     var serviceRootURIs: EntityURIs?
 
     private let store: any EntityStore
+    /// The thread's read connection, shared with the other roles' services.
+    private let connections: ReaderConnections
+    /// The role's row filters, applied to the reader as it opens (`RowFilter`).
+    private let rowFilters: [RowFilter]
     /// Opened on the first read, not with the context: a thread that only writes or serves
     /// `$metadata` needs none, and a failure to open one is then that read's error.
     private var openedReader: (any EntityReading)?
 
-    init(store: any EntityStore, longestCachedTarget: Int) {
+    init(store: any EntityStore, connections: ReaderConnections, rowFilters: [RowFilter] = [], longestCachedTarget: Int) {
         record = WorkerRecord(thread: pthread_self())
         self.store = store
+        self.connections = connections
+        self.rowFilters = rowFilters
         parseCache = ParseCache<QueryMemo>(longestTarget: longestCachedTarget)
     }
 
-    /// This thread's reader (`EntityStore.openReader`).
+    /// This thread's reader for this service: its own statements over the thread's connection
+    /// (`ReaderConnections`), or a connection of its own from a store whose readers are not SQL.
     @inline(__always)
     func reader() throws -> any EntityReading {
         if let openedReader { return openedReader }
-        let reader = try store.openReader()
+        let reader: any EntityReading
+        if let shared = try connections.reader(of: store) as? EntityReader {
+            let own = EntityReader(connection: shared.connection)
+            own.restrictRows(to: rowFilters)
+            reader = own
+        } else {
+            reader = try store.openReader(restrictedTo: rowFilters)
+        }
         openedReader = reader
         return reader
     }

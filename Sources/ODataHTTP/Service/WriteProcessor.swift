@@ -27,7 +27,7 @@ extension ODataService {
             payload = try createPayload(for: path, context)
         }
         var (response, commit) = try store.write(model: model) { session in
-            try performWrite(WriteContext(request: context, session: session, payload: payload), method: method)
+            try performWrite(WriteContext(request: context, session: restricted(session), payload: payload), method: method)
         }
         let request = context.request
         response.hold = CommitHold(commit: commit) { [self] failure in

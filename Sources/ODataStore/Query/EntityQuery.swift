@@ -36,4 +36,9 @@ public struct EntityPage {
     public var records: [EntityRecord]
     /// The skip token of the next page, or nil when this page is the last.
     public var nextSkipToken: [EDMValue]?
+
+    public init(records: [EntityRecord], nextSkipToken: [EDMValue]?) {
+        self.records = records
+        self.nextSkipToken = nextSkipToken
+    }
 }

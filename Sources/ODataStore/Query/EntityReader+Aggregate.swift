@@ -4,7 +4,7 @@ import ODataURI
 extension EntityReader: EntityAggregating {
     public func aggregate(_ aggregate: FunctionImport.Aggregate, of query: EntityQuery) throws -> SQLValue {
         let type = query.path.targetType
-        var context = SQLBuildContext(dialect: dialect)
+        var context = makeContext()
         let conditions = whereConditions(query, in: &context)
         let computed: String
         if let property = aggregate.property {
@@ -23,7 +23,7 @@ extension EntityReader: EntityAggregating {
         } else {
             computed = "count(*)"
         }
-        var sql = "SELECT " + computed + " FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
+        var sql = "SELECT " + computed + " FROM " + context.source(type) + " AS " + context.rootAlias
         if !context.joins.isEmpty { sql += " " + context.joins.joined(separator: " ") }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         return try connection.statement(sql).rows(context.parameters).first?.first ?? .null

@@ -13,10 +13,23 @@ public final class EntityReader {
     private var selectLists: [ObjectIdentifier: String] = [:]
     private var keyLookups: [ObjectIdentifier: StatementKey] = [:]
     private var expansionKeys: [ExpansionKeyID: StatementKey] = [:]
+    /// What each row-filtered table is read as (`restrictRows`); empty, the usual case, reads
+    /// the tables themselves.
+    var tableSources: [String: String] = [:]
 
     public init(connection: any SQLConnection) {
         self.connection = connection
         self.dialect = connection.dialect
+    }
+
+    /// Whether the reader has built no statement yet that depends on `tableSources`.
+    var hasBuiltNoStatement: Bool { keyLookups.isEmpty && expansionKeys.isEmpty }
+
+    /// A statement's build context, reading the row-filtered tables as this reader must.
+    func makeContext() -> SQLBuildContext {
+        var context = SQLBuildContext(dialect: dialect)
+        context.tableSources = tableSources
+        return context
     }
 
     // MARK: - Entities of a path
@@ -77,7 +90,7 @@ public final class EntityReader {
     /// joined to each row, and the number of columns up to the last of them.
     private func buildPagePlan(_ query: EntityQuery, shape: QueryShape) -> PagePlan {
         let type = query.path.targetType
-        var context = SQLBuildContext(dialect: dialect)
+        var context = makeContext()
         var select = selectList(type, alias: context.rootAlias)
         var orderTerms: [String] = []
         for (index, item) in query.orderBy.enumerated() {
@@ -100,7 +113,7 @@ public final class EntityReader {
         let joined = query.joinedExpand.isEmpty ? nil
             : JoinedExpansions.plan(query.joinedExpand, context: &context, select: &select, columnCount: &rowWidth)
 
-        var sql = "SELECT " + select + " FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
+        var sql = "SELECT " + select + " FROM " + context.source(type) + " AS " + context.rootAlias
         var tail = ""
         if !conditions.isEmpty { tail += " WHERE " + conditions.joined(separator: " AND ") }
         tail += " ORDER BY " + orderTerms.joined(separator: ", ")
@@ -200,7 +213,7 @@ public final class EntityReader {
         if let built = keyLookups[ObjectIdentifier(type)] {
             key = built
         } else {
-            key = StatementKey("SELECT " + selectList(type, alias: "t0") + " FROM " + dialect.quote(type.tableName) + " AS t0 WHERE "
+            key = StatementKey("SELECT " + selectList(type, alias: "t0") + " FROM " + makeContext().source(type) + " AS t0 WHERE "
                 + dialect.equality(columns: type.keyProperties.map(\.columnName), alias: "t0"))
             keyLookups[ObjectIdentifier(type)] = key
         }
@@ -227,9 +240,9 @@ public final class EntityReader {
 
     private func buildCount(_ query: EntityQuery, applyTopSkip: Bool, shape: QueryShape) -> BuiltSQL {
         let type = query.path.targetType
-        var context = SQLBuildContext(dialect: dialect)
+        var context = makeContext()
         let conditions = whereConditions(query, in: &context)
-        var inner = "SELECT 1 FROM " + dialect.quote(type.tableName) + " AS " + context.rootAlias
+        var inner = "SELECT 1 FROM " + context.source(type) + " AS " + context.rootAlias
         if !context.joins.isEmpty { inner += " " + context.joins.joined(separator: " ") }
         if !conditions.isEmpty { inner += " WHERE " + conditions.joined(separator: " AND ") }
         var parameters = context.parameters
@@ -450,11 +463,11 @@ public final class EntityReader {
         let id = ExpansionKeyID(navigation: ObjectIdentifier(step.navigation), single: single, joining: joined?.signature ?? "")
         if let key = expansionKeys[id] { return key }
         let key = StatementKey({
-            var context = SQLBuildContext(dialect: dialect)
+            var context = makeContext()
             let alias = context.rootAlias
             var select = selectList(target, alias: alias)
             joined?.addSQL(context: &context, select: &select)
-            return "SELECT " + select + " FROM " + dialect.quote(target.tableName) + " AS " + alias
+            return "SELECT " + select + " FROM " + context.source(target) + " AS " + alias
                 + context.joins.map { " " + $0 }.joined()
                 + " WHERE " + (single ? dialect.equality(columns: link.targetColumns, alias: alias)
                                       : dialect.keyMembership(columns: link.targetColumns, alias: alias, placeholder: dialect.placeholder(0)))

@@ -35,14 +35,15 @@ enum ScopeCondition {
         let (localColumns, parentColumns) = nav.targetHoldsForeignKey ? (fk.columns, principalKey) : (principalKey, fk.columns)
 
         // Following a navigation from one entity addressed by its key needs no subquery when the
-        // key is what the foreign key holds.
-        if parent.segments.count == 1, let key = parent.lastKey, nav.targetHoldsForeignKey {
+        // key is what the foreign key holds, unless a row filter may hide that entity: then
+        // only reading it tells whether its rows are reachable.
+        if parent.segments.count == 1, let key = parent.lastKey, nav.targetHoldsForeignKey, !context.isRestricted(parent.targetType) {
             return keyCondition(localColumns, alias: alias, key: key, segment: 0, in: &context)
         }
         let parentAlias = "s" + String(depth + 1)
         let parentType = parent.targetType
         let selected = parentColumns.map { context.dialect.column(parentAlias, $0) }.joined(separator: ", ")
-        var subquery = "SELECT " + selected + " FROM " + context.dialect.quote(parentType.tableName) + " AS " + parentAlias
+        var subquery = "SELECT " + selected + " FROM " + context.source(parentType) + " AS " + parentAlias
         if let condition = sql(for: parent, alias: parentAlias, in: &context, depth: depth + 1) {
             subquery += " WHERE " + condition
         }

@@ -15,6 +15,12 @@ public struct SQLBuildContext {
     public private(set) var joins: [String] = []
     private var aliasesByPath: [String: String] = [:]
     private let aliasPrefix: String
+    /// Values are written into the text as literals rather than bound (a row filter's derived
+    /// table, whose text is the same for every statement it goes into).
+    public var inlinesValues = false
+    /// What each restricted table is read as, by table name (`EntityReader.restrictRows`);
+    /// empty for a reader without row filters, whose SQL names the tables themselves.
+    public var tableSources: [String: String] = [:]
 
     public init(dialect: any SQLDialect, rootAlias: String = "t0", aliasPrefix: String = "j") {
         self.dialect = dialect
@@ -22,8 +28,22 @@ public struct SQLBuildContext {
         self.aliasPrefix = aliasPrefix
     }
 
+    /// What the statement reads `type`'s rows from: its table, or the derived table of the
+    /// rows a row filter admits.
+    public func source(_ type: EntityType) -> String {
+        if !tableSources.isEmpty, let restricted = tableSources[type.tableName] { return restricted }
+        return dialect.quote(type.tableName)
+    }
+
+    /// Whether `type`'s rows are read through a row filter, so that no condition may stand in
+    /// for reading them.
+    public func isRestricted(_ type: EntityType) -> Bool {
+        !tableSources.isEmpty && tableSources[type.tableName] != nil
+    }
+
     /// Adds a parameter and returns its placeholder.
     public mutating func bind(_ value: SQLValue) -> String {
+        if inlinesValues { return dialect.literal(value) }
         let placeholder = dialect.placeholder(parameters.count)
         parameters.append(value)
         return placeholder
@@ -55,7 +75,7 @@ public struct SQLBuildContext {
             }
             let next = aliasPrefix + String(aliasesByPath.count + 1)
             aliasesByPath[key] = next
-            joins.append("LEFT JOIN " + dialect.quote(navigation.target.tableName) + " AS " + next + " ON "
+            joins.append("LEFT JOIN " + source(navigation.target) + " AS " + next + " ON "
                          + dialect.joinCondition(navigation, sourceAlias: alias, targetAlias: next))
             alias = next
         }

@@ -80,6 +80,10 @@ public protocol SQLDialect: Sendable {
     /// computes it in double precision (`castToReal`). Where it is set, a Decimal literal is
     /// bound as its text and `parameter(_:of: .decimal)` makes it the engine's decimal.
     var exactDecimal: (any ExactDecimalSQL)? { get }
+    /// `value` written into the SQL text, where a parameter will not do (a row filter's derived
+    /// table, whose text must be the same in every statement); the default is standard SQL with
+    /// SQLite's blob form.
+    func literal(_ value: SQLValue) -> String
 }
 
 extension SQLDialect {
@@ -87,6 +91,18 @@ extension SQLDialect {
     public var exactDecimal: (any ExactDecimalSQL)? { nil }
 
     public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String { placeholder }
+
+    public func literal(_ value: SQLValue) -> String { standardLiteral(value) }
+
+    public func standardLiteral(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let number): return String(number)
+        case .real(let number): return number.isFinite ? "(" + String(number) + ")" : "NULL"
+        case .text(let text): return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        case .blob(let bytes): return "X'" + bytes.map { String($0, radix: 16).leftPadded() }.joined() + "'"
+        }
+    }
 
     public func arithmetic(_ op: ArithmeticOperator, _ left: String, _ right: String, integral: Bool) -> String {
         let symbol: String
@@ -130,4 +146,9 @@ extension SQLDialect {
             (alias.map { column($0, name) } ?? quote(name)) + " = " + placeholder(firstParameter + offset)
         }.joined(separator: " AND ")
     }
+}
+
+extension String {
+    /// A byte's two hex digits.
+    fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
 }
