@@ -29,7 +29,9 @@ import Testing
 
     private func expectCancellation<Value>(_ outcome: (result: Result<Value, any Error>, seconds: TimeInterval),
                                            sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(outcome.seconds < 5, "cancellation took \(outcome.seconds) s", sourceLocation: sourceLocation)
+        // Well before the 30 s request timeout, with room for a machine under load (7 s was seen
+        // with two cores shared by several builds).
+        #expect(outcome.seconds < 15, "cancellation took \(outcome.seconds) s", sourceLocation: sourceLocation)
         guard case .failure(let error) = outcome.result else {
             Issue.record("a cancelled request succeeded", sourceLocation: sourceLocation)
             return
