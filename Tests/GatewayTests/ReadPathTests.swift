@@ -123,7 +123,7 @@ import Testing
                 if committingOneFirst {
                     try writer.execute("INSERT INTO PersonCar (personID, carID, createStamp) VALUES (1, 3, 0)")
                 }
-                guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
+                guard case .lent(let lent)? = person.children(for: personCar) else { return }
                 try lent.forEach { row in
                     if case .integer(let key) = row.record.values[0] { keys.append(key) }
                 }
