@@ -5,8 +5,9 @@ import Foundation
 import ODataURI
 import Testing
 
-/// Reads without `$expand` write each entity straight from its SQLite row; reads with it (and
-/// writes, and Atom) write from a record. Both paths must give the same JSON and ETags.
+/// Reads write each entity from a row: read in place (joined expansions, a single entity's
+/// collections read as written) or kept in an `EntityCursor` while the levels below expanded
+/// collections are read. Every way must give the same JSON and ETags.
 @Suite struct ReadPathTests {
     let gateway: TestGateway
 
@@ -68,8 +69,8 @@ import Testing
         }
     }
 
-    /// Many services share one maintenance item, which is written once per response and
-    /// copied under the other parents: each copy must be that parent's own, complete entity.
+    /// Many services share one maintenance item, written under each of them: each must be
+    /// that parent's own, complete entity.
     @Test func sharedExpandedEntitiesAreEachTheRightOne() throws {
         let listed = try entities("PersonCarMaintenance?$top=40&$expand=Maintenance", without: "")
         var shared: [String: Int] = [:]
@@ -138,7 +139,7 @@ import Testing
     }
 
     /// A single entity's single-valued expansions are joined to its row, as a page's are; the
-    /// entity and its Car are those the records path writes, and a missing entity is a 404.
+    /// entity and its Car are those a page kept in a cursor writes, and a missing entity is a 404.
     @Test func aSingleEntityJoinsItsSingleValuedExpansions() throws {
         for key in [1, 2, 5] {
             let single = try #require(try entities("PersonCar(\(key))?$expand=Car", without: "PersonCarMaintenance").entities.first)
@@ -203,7 +204,7 @@ import Testing
 /// A single entity whose `$expand` names collections (each joining at most single-valued
 /// navigations) is written as it is read: the entity from its row, each expanded entity from
 /// the row of one statement per collection (`ExpansionStream`). The same entity read as part
-/// of a collection goes through records; both must write the same JSON.
+/// of a collection is kept in a cursor; both must write the same JSON.
 @Suite struct StreamedExpansionTests {
     let gateway: TestGateway
 

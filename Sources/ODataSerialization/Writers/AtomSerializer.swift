@@ -86,11 +86,11 @@ public struct AtomSerializer {
         xml += "</feed>"
     }
 
-    fileprivate func entry(_ record: EntityRow, select: SelectNode?, root: Bool, into xml: inout String) throws {
-        let type = record.type
-        let relative = uris.relativeURI(type: type, key: record.keyValues)
+    fileprivate func entry(_ row: EntityRow, select: SelectNode?, root: Bool, into xml: inout String) throws {
+        let type = row.type
+        let relative = uris.relativeURI(type: type, key: row.keyValues)
         xml += root ? "<entry " + namespaces : "<entry"
-        if writesETags { xml += " m:etag=\"" + escape(EntityTag.weakTag(record.tagDigest)) + "\"" }
+        if writesETags { xml += " m:etag=\"" + escape(EntityTag.weakTag(row.tagDigest)) + "\"" }
         xml += ">"
         xml += "<id>" + escape(uris.serviceRoot + relative) + "</id>"
         xml += "<title type=\"text\" /><updated>" + updated + "</updated><author><name /></author>"
@@ -100,7 +100,7 @@ public struct AtomSerializer {
             xml += "<link rel=\"" + AtomSerializer.relatedPrefix + escape(nav.name) + "\" type=\"application/atom+xml;type="
                 + (nav.isCollection ? "feed" : "entry") + "\" title=\"" + escape(nav.name) + "\" href=\"" + escape(href) + "\""
             let inner = select?.child(nav.name)
-            switch record.children(for: nav) {
+            switch row.children(for: nav) {
             case .single(let related)?:
                 xml += "><m:inline>"
                 if let related { try entry(related, select: inner, root: false, into: &xml) }
@@ -120,7 +120,7 @@ public struct AtomSerializer {
         xml += "<content type=\"application/xml\"><m:properties>"
         for property in type.properties where select?.includes(property: property.name) ?? true {
             xml += "<d:" + property.name
-            xml += AtomSerializer.valueAttributesAndContent(record.value(of: property), type: property.type, element: "d:" + property.name)
+            xml += AtomSerializer.valueAttributesAndContent(row.value(of: property), type: property.type, element: "d:" + property.name)
         }
         xml += "</m:properties></content></entry>"
     }

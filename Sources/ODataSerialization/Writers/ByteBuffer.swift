@@ -340,7 +340,7 @@ public final class SerializedBytes: @unchecked Sendable {
 
 /// One block of `size` bytes per thread, kept when a buffer of that size is let go and handed to
 /// the thread's next buffer of that size instead of going back to malloc. A page of entities
-/// (`VerboseJSONSerializer.collectionDocument`) is written into such a block, and a block this
+/// (`RowCollectionDocument`) is written into such a block, and a block this
 /// large is past glibc's per-thread cache: malloc spent about 560 instructions finding one and
 /// free about 150 giving it back, on every page (`Person?$top=20`, callgrind).
 /// The server sends a response and lets it go on the thread that wrote it, so the block a page

@@ -159,11 +159,11 @@ public struct VerboseJSONSerializer {
     /// One entity. What has a bounded size (names, numbers, the URI, the ETag, deferred links)
     /// is written into room reserved once (`ReservedBytes`); the room is committed before text
     /// and expansions, which the writer appends with its own checks, and reserved again after.
-    func entity(_ record: EntityRow, select: SelectNode?, into json: inout JSONWriter, tagDigest: UInt64? = nil) throws {
-        try layouts.withLayout(for: record) { layout in
+    func entity(_ row: EntityRow, select: SelectNode?, into json: inout JSONWriter, tagDigest: UInt64? = nil) throws {
+        try layouts.withLayout(for: row) { layout in
             let fragments = layout.fragments
             json.raw("{\"__metadata\":{\"uri\":\"")
-            let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
+            let uri = writeEntityURI(row, layout: layout, fragments: fragments, into: &json)
             let bound = layout.boundedBytes(uriLength: uri.count)
             var room = json.reserve(bound)
             room.put(UInt8(ascii: "\""))
@@ -171,14 +171,14 @@ public struct VerboseJSONSerializer {
             if writesETags {
                 // `W/"<digits>"` as a JSON string, written from the digest without a String.
                 room.put(EntityLayout.eTagOpening)
-                room.putTagDigits(tagDigest ?? record.tagDigest)
+                room.putTagDigits(tagDigest ?? row.tagDigest)
                 room.put(EntityLayout.eTagClosing)
             }
             room.put(UInt8(ascii: "}"))
             for (index, field) in layout.properties.enumerated() {
-                if let select, !select.includes(property: record.type.properties[index].name) { continue }
+                if let select, !select.includes(property: row.type.properties[index].name) { continue }
                 room.put(fragments, field.start..<field.end)
-                record.withColumn(field.columnIndex) { column in
+                row.withColumn(field.columnIndex) { column in
                     if !room.putStoredColumn(column, type: field.type) {
                         json.commit(room)
                         json.storedColumnOfUnboundedSize(column, type: field.type)
@@ -190,7 +190,7 @@ public struct VerboseJSONSerializer {
                 let nav = navigation.property
                 if let select, !select.includes(navigation: nav.name) { continue }
                 room.put(fragments, navigation.field)
-                guard let children = record.children(for: nav) else {
+                guard let children = row.children(for: nav) else {
                     room.put(EntityLayout.deferredOpening)
                     json.copyWritten(uri, into: &room)
                     room.put(fragments, navigation.suffix)

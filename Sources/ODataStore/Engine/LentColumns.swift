@@ -6,7 +6,7 @@
 // this file reads lent columns through `StoredColumn` and `LentRow`, inside the call that lends
 // them; the engines' binding files (SQLite: `Statement.swift`) fill a `RowBuffer`.
 
-/// A column value lent by where it is stored (a statement's current row, or a record), valid
+/// A column value lent by where it is stored (a statement's current row, kept rows, or a record), valid
 /// only inside the call that lends it: reading one costs no allocation.
 public enum StoredColumn {
     case null
