@@ -125,4 +125,26 @@ import Testing
         try database.execute("ALTER TABLE PersonCarMaintenanceAway RENAME TO PersonCarMaintenance")
         #expect(try targets.map { try gateway.get(TestGateway.encodeQuery($0)).text } == before)
     }
+
+    /// A statement's row lends text that was not UTF-8 as a repaired copy it keeps only until
+    /// its next row: the rows a cursor keeps hold their own copies, each row its own text.
+    @Test func keptRowsKeepTheirOwnRepairedText() throws {
+        let gateway = try TestGateway()
+        let database = try gateway.openDatabase()
+        try database.execute("UPDATE PersonCarMaintenance SET technician = CAST(X'FF' || personCarMaintenanceID AS TEXT)")
+        try database.execute("UPDATE Person SET ssn = CAST(X'FE' || personID AS TEXT) WHERE personID <= 3")
+        let people = try Self.get(gateway, "Person?$top=3&$expand=PersonCar/PersonCarMaintenance")
+        var services = 0
+        for person in people {
+            #expect(person["ssn"] as? String == "\u{FFFD}\(try #require(person["personID"] as? Int))")
+            for personCar in try Self.results(person["PersonCar"]) {
+                for service in try Self.results(personCar["PersonCarMaintenance"]) {
+                    let id = try #require(service["personCarMaintenanceID"] as? Int)
+                    #expect(service["technician"] as? String == "\u{FFFD}\(id)")
+                    services += 1
+                }
+            }
+        }
+        #expect(services > 1)
+    }
 }
