@@ -18,7 +18,7 @@ public protocol LentCollection: AnyObject {
 /// Where the children of entities come from when they are not joined into their row: a
 /// statement per expanded collection run as the response reaches it (`ExpansionStream`), or
 /// a level read by key list before the response (`LevelExpansions`).
-public protocol StreamedExpansions: AnyObject {
+public protocol ExpansionSource: AnyObject {
     /// The children of `source` along `navigation`; nil when it is not expanded this way.
     func entities(along navigation: NavigationProperty, from source: EntityRow) -> RelatedEntities?
 }

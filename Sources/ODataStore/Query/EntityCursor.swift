@@ -29,13 +29,13 @@ public final class EntityCursor: LentCollection {
     }
 
     subscript(index: Int) -> EntityRow {
-        EntityRow(type: type, columns: rows[index], joined: joined, streamed: expansions)
+        EntityRow(type: type, columns: rows[index], joined: joined, expansions: expansions)
     }
 }
 
 /// The children of one key-list level: for each expanded navigation, the level below, and
 /// which of its entities each source entity links to.
-final class LevelExpansions: StreamedExpansions {
+final class LevelExpansions: ExpansionSource {
     struct Child {
         let navigation: NavigationProperty
         /// The source's columns its link key is made of (`ExpansionLink.sourceIndexes`).

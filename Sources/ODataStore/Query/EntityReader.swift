@@ -184,7 +184,7 @@ public final class EntityReader {
             var budget = budget
             try budget.spend(row.entityCount - 1)
             let stream = collections.isEmpty ? nil : ExpansionStream(reader: self, nodes: collections, memo: memo, budget: budget)
-            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
+            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, expansions: stream))
         }
         return found
     }
@@ -196,7 +196,7 @@ public final class EntityReader {
         guard try statement.step() else { return false }
         var buffer = RowBuffer(width: type.columnCount)
         statement.read(into: &buffer)
-        try body(EntityRow(type: type, columns: buffer.storage, streamed: streamed))
+        try body(EntityRow(type: type, columns: buffer.storage, expansions: streamed))
         return true
     }
 

@@ -3,7 +3,7 @@ import EDM
 /// One entity as every response is written from it: a statement's current row read in place,
 /// or a row of an `EntityCursor` kept from one. Valid only inside the call that lends it.
 /// The row may also hold the entities it expands (`JoinedExpansions`), each an `EntityRow`
-/// over its own columns; its other children come from `streamed`.
+/// over its own columns; its other children come from `expansions`.
 public struct EntityRow: EntityColumns {
     public let type: EntityType
     /// The whole row, read once (`SQLStatement.read(into:)`). A page's loop lends one row value
@@ -15,15 +15,15 @@ public struct EntityRow: EntityColumns {
     let joined: JoinedExpansions?
     /// The children not joined into the row: collections read when the response gets to them
     /// (`ExpansionStream`), or a level read by key list (`LevelExpansions`).
-    let streamed: (any StreamedExpansions)?
+    let expansions: (any ExpansionSource)?
 
     init(type: EntityType, columns: LentRow, offset: Int = 0, joined: JoinedExpansions? = nil,
-         streamed: (any StreamedExpansions)? = nil) {
+         expansions: (any ExpansionSource)? = nil) {
         self.type = type
         self.columns = columns
         self.offset = offset
         self.joined = joined
-        self.streamed = streamed
+        self.expansions = expansions
     }
 
     @inlinable
@@ -37,7 +37,7 @@ public struct EntityRow: EntityColumns {
     /// joined navigation's entity is none when the join found no row, which its key, never
     /// null in a stored row, tells.
     public func children(for navigation: NavigationProperty) -> RelatedEntities? {
-        if let streamed, let related = streamed.entities(along: navigation, from: self) { return related }
+        if let expansions, let related = expansions.entities(along: navigation, from: self) { return related }
         guard let join = joined?.join(for: navigation) else { return nil }
         let target = navigation.target
         let found = target.keyProperties.allSatisfy { key in

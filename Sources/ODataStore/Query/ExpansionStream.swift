@@ -11,7 +11,7 @@ import ODataURI
 /// single-valued navigations that can be joined (`canStream`). A statement failing while the
 /// response is written, or a collection past the response's `EntityBudget`, is thrown to the
 /// writer there: the response written so far is then dropped.
-public final class ExpansionStream: StreamedExpansions {
+public final class ExpansionStream: ExpansionSource {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
     /// Where each expansion's plan is kept for the next request with the same target, or one
