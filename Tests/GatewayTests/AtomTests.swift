@@ -55,7 +55,7 @@ import Testing
 
     /// Atom is written from each entity's row in place where JSON is (a page whose expansions
     /// are joined, a single entity whose expanded collections are read as they are written),
-    /// and from records elsewhere: the entries are the same either way.
+    /// and from the rows an `EntityCursor` keeps elsewhere: the entries are the same either way.
     @Test(arguments: TestGateway.engines) func entriesReadInPlaceAndFromRecordsAgree(engine: TestGateway.Engine) throws {
         let gateway = try Self.makeGateway(engine)
         func entries(_ target: String, _ xpath: String) throws -> [String] {
@@ -67,7 +67,7 @@ import Testing
                 node.xmlString.replacingOccurrences(of: "<updated>[^<]*</updated>", with: "<updated></updated>", options: .regularExpression)
             }
         }
-        // A page whose collection expansion is read by key list (records) against single entities
+        // A page whose collection expansion is read by key list (a cursor) against single entities
         // with Car joined to their row and their collection read as written (in place).
         let page = try entries("Person(1)/PersonCar?$expand=Car,PersonCarMaintenance", "/\(name("feed"))/\(name("entry"))")
         #expect(page.count == 2)
@@ -76,13 +76,13 @@ import Testing
         let singles = try keys.map { try entries("PersonCar(\($0))?$expand=Car,PersonCarMaintenance", "/\(name("entry"))")[0] }
         #expect(page.map { $0.replacingOccurrences(of: " xmlns[^ >]*", with: "", options: .regularExpression) }
                 == singles.map { $0.replacingOccurrences(of: " xmlns[^ >]*| xml:base=\"[^\"]*\"", with: "", options: .regularExpression) })
-        // A page with Car joined to each row, in place, against the records of the same page
-        // with an expansion below Car that only records can read: the PersonCars agree.
+        // A page with Car joined to each row, in place, against the same page
+        // with an expansion below Car read by key list (a cursor): the PersonCars agree.
         let joinedPage = try entries("Person(1)/PersonCar?$expand=Car", "/\(name("feed"))/\(name("entry"))/\(name("content"))")
         let recordPage = try entries("Person(1)/PersonCar?$expand=Car/PersonCar", "/\(name("feed"))/\(name("entry"))/\(name("content"))")
         #expect(joinedPage.count == 2 && joinedPage == recordPage)
         // A single entity with its collection read as written (in place) against the same entity
-        // in a page whose collection expansion is read by key list (records).
+        // in a page whose collection expansion is read by key list (a cursor).
         let single = try entries("Person(1)?$expand=PersonCar", "/\(name("entry"))")
         let listed = try entries("Person?$filter=personID eq 1&$expand=PersonCar", "/\(name("feed"))/\(name("entry"))")
         #expect(single.map { $0.replacingOccurrences(of: " xmlns[^ >]*| xml:base=\"[^\"]*\"", with: "", options: .regularExpression) }

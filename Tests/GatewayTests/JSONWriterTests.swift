@@ -37,8 +37,8 @@ import Testing
     }
 
     /// Appends of up to 16 bytes are copied with word loads and stores that overlap each other:
-    /// every length from none to well past that, after every offset in the buffer, and again as
-    /// a copy of what was written, must come out exactly.
+    /// every length from none to well past that, after every offset in the buffer, must come out
+    /// exactly.
     @Test func appendsOfEveryLengthCopyExactly() {
         let source = (0..<40).map { UInt8(65 + $0) }
         for length in 0...source.count {
@@ -47,8 +47,7 @@ import Testing
                 let lead = [UInt8](repeating: UInt8(ascii: "."), count: offset)
                 lead.withUnsafeBufferPointer { json.appendVerbatim($0) }
                 source.withUnsafeBufferPointer { json.appendVerbatim(UnsafeBufferPointer(rebasing: $0[0..<length])) }
-                json.repeatWritten(offset..<offset + length)
-                #expect(json.bytes == lead + source[0..<length] + source[0..<length], "length \(length) after \(offset)")
+                #expect(json.bytes == lead + source[0..<length], "length \(length) after \(offset)")
             }
         }
     }

@@ -54,12 +54,12 @@ import Testing
         let reader = EntityReader(connection: try gateway.openDatabase())
         let memo = QueryMemo()
         var (services, expand) = try query("PersonCarMaintenance?$top=3&$expand=Maintenance", pageSize: nil)
-        let plain = try reader.page(services, memo: memo).records.map(\.values)
+        let plain = try reader.page(services, memo: memo).entities.records().map(\.values)
         let plainSQL = try #require(memo.page?.built.key.sql)
         services.joinedExpand = expand
         var joinedEntities = 0
         _ = try reader.forEachRow(services, memo: memo) { row in
-            if case .single(let maintenance?) = row.expansion(of: row.type.navigationProperty(named: "Maintenance")!) {
+            if case .single(let maintenance?) = row.children(for: row.type.navigationProperty(named: "Maintenance")!) {
                 #expect(maintenance.type.name == "Maintenance")
                 joinedEntities += 1
             }
@@ -67,7 +67,7 @@ import Testing
         #expect(joinedEntities == 3)
         #expect(memo.page?.built.key.sql != plainSQL)
         services.joinedExpand = []
-        #expect(try reader.page(services, memo: memo).records.map(\.values) == plain)
+        #expect(try reader.page(services, memo: memo).entities.records().map(\.values) == plain)
     }
 
     /// One plan serves readers on different connections (a memo kept with a parse may meet
@@ -164,9 +164,9 @@ import Testing
         let car = try #require(gateway.model.entitySet(named: "PersonCar")?.entityType.navigationProperty(named: "Car"))
         var cars: [Int64] = []
         try reader.withSingle(path, streaming: info.options.expand, memo: memo) { person in
-            guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
+            guard case .lent(let lent)? = person.children(for: personCar) else { return }
             try lent.forEach { row in
-                if case .single(let joined?)? = row.expansion(of: car), case .integer(let id) = joined.value(at: 0) { cars.append(id) }
+                if case .single(let joined?)? = row.children(for: car), case .integer(let id) = joined.value(at: 0) { cars.append(id) }
             }
         }
         return cars
@@ -205,11 +205,11 @@ import Testing
         let info = try UriParser(model: gateway.model).parse(path: "Person", query: "$top=3&$expand=PersonCar/PersonCarMaintenance,PersonCar/Car")
         guard case .entityCollection(let path) = info.resource else { throw URIError.badRequest("not a collection") }
         let memo = QueryMemo()
-        func read() throws -> [EntityRecord] {
+        func read() throws -> EntityCursor {
             let page = try reader.page(EntityQuery(path: path, options: info.options, pageSize: nil), memo: memo)
             var budget = EntityBudget.unlimited
-            try reader.expand(page.records, info.options.expand, memo: memo, budget: &budget)
-            return page.records
+            try reader.expand(page.entities, info.options.expand, memo: memo, budget: &budget)
+            return page.entities
         }
         let first = try read()
         // PersonCar's children hold a collection, so none is joined: one step per level, depth first.
@@ -218,13 +218,14 @@ import Testing
         let second = try read()
         #expect(zip(steps, memo.expansionSteps).allSatisfy { $0 === $1 } && memo.expansionSteps.count == 3, "planned once")
         let personCar = try #require(gateway.model.entitySet(named: "Person")?.entityType.navigationProperty(named: "PersonCar"))
-        func count(_ records: [EntityRecord]) -> Int {
-            records.reduce(0) { total, person in
-                if case .collection(let cars)? = person.expansion(of: personCar) { return total + cars.count }
-                return total
+        func count(_ people: EntityCursor) throws -> Int {
+            var total = 0
+            try people.forEach { person in
+                if case .lent(let cars)? = person.children(for: personCar) { total += try cars.records().count }
             }
+            return total
         }
-        #expect(count(first) == count(second) && count(first) > 0)
+        #expect(try count(first) == count(second) && count(first) > 0)
     }
 
     /// Over HTTP, the same target alternates JSON (joined) and Atom (a statement per level)

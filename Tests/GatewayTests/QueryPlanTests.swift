@@ -43,8 +43,8 @@ import Testing
             let (path, options) = try path("Person?$top=\(top)&$expand=PersonCar/Car,PersonCar/PersonCarMaintenance/Maintenance")
             let sql = try statements {
                 let page = try reader.page(EntityQuery(path: path, options: options, pageSize: nil))
-                #expect(page.records.count == top)
-                try reader.expand(page.records, options.expand)
+                #expect(page.entities.count == top)
+                try reader.expand(page.entities, options.expand)
             }
             // Person, PersonCar, Car, and PersonCarMaintenance joined with its Maintenance.
             #expect(sql.count == 4, "top \(top): \(sql)")
@@ -56,26 +56,28 @@ import Testing
         let reader = EntityReader(connection: database)
         for target in ["Person(1)?$expand=PersonCar,PersonCar/Car", "Person?$top=5&$expand=PersonCar/Car"] {
             let (path, options) = try path(target)
-            var records: [EntityRecord] = []
+            var entities: EntityCursor?
             let sql = try statements {
-                records = try reader.page(EntityQuery(path: path, options: options, pageSize: nil)).records
-                try reader.expand(records, options.expand)
+                entities = try reader.page(EntityQuery(path: path, options: options, pageSize: nil)).entities
+                try reader.expand(entities!, options.expand)
             }
             #expect(sql.count == 2, "\(target): \(sql)")
             #expect(sql.last?.contains("LEFT JOIN \"Car\"") == true, "\(target): \(sql)")
             let toCar = try #require(gateway.model.entitySet(named: "PersonCar")?.entityType.navigationProperty(named: "Car"))
-            let personCars = records.flatMap { record -> [EntityRecord] in
-                guard case .collection(let related)? = record.expansion(of: record.type.navigationProperty(named: "PersonCar")!) else { return [] }
-                return related
-            }
-            #expect(!personCars.isEmpty)
-            for record in personCars {
-                guard case .single(let car?)? = record.expansion(of: toCar) else {
-                    Issue.record("\(target): a PersonCar without its Car")
-                    continue
+            var personCars = 0
+            try #require(entities).forEach { person in
+                guard case .lent(let related)? = person.children(for: person.type.navigationProperty(named: "PersonCar")!) else { return }
+                try related.forEach { personCar in
+                    personCars += 1
+                    guard case .single(let car?)? = personCar.children(for: toCar) else {
+                        Issue.record("\(target): a PersonCar without its Car")
+                        return
+                    }
+                    #expect(car.record.keyColumnValues == toCar.foreignKey.columnIndexes.map { personCar.record.values[$0] },
+                            "the Car its foreign key names")
                 }
-                #expect(car.keyColumnValues == toCar.foreignKey.columnIndexes.map { record.values[$0] }, "the Car its foreign key names")
             }
+            #expect(personCars > 0)
         }
     }
 
@@ -85,7 +87,7 @@ import Testing
             let (path, options) = try path(target)
             let sql = try statements {
                 let page = try reader.page(EntityQuery(path: path, options: options, pageSize: nil))
-                try reader.expand(page.records, options.expand)
+                try reader.expand(page.entities, options.expand)
             }
             #expect(sql.filter { $0.contains("json_each") }.count == keyLists, "\(target): \(sql)")
         }
@@ -183,7 +185,7 @@ import Testing
         let (path, options) = try path(target)
         let sql = try statements {
             let page = try reader.page(EntityQuery(path: path, options: options, pageSize: nil))
-            try reader.expand(page.records, options.expand)
+            try reader.expand(page.entities, options.expand)
         }
         #expect(!sql.isEmpty)
         for statement in sql {

@@ -6,8 +6,9 @@ import PostgresStore
 import ODataURI
 import Testing
 
-/// Reads without `$expand` write each entity straight from its row; reads with it (and writes,
-/// and Atom) write from a record. Both paths must give the same JSON and ETags, on either engine.
+/// Reads write each entity from a row: read in place (joined expansions, a single entity's
+/// collections read as written) or kept in an `EntityCursor` while the levels below expanded
+/// collections are read. Every way must give the same JSON and ETags, on either engine.
 @Suite struct ReadPathTests {
     /// The entities of a response, each without `navigation`, and the ETag header if any.
     private func entities(_ gateway: TestGateway, _ target: String, without navigation: String) throws -> (entities: [NSDictionary], etag: String?) {
@@ -32,15 +33,15 @@ import Testing
 
     private func expectSameEntities(_ gateway: TestGateway, _ target: String, expanding navigation: String) throws {
         let separator = target.contains("?") ? "&" : "?"
-        let fromRows = try entities(gateway, target, without: navigation)
-        let fromRecords = try entities(gateway, target + separator + "$expand=" + navigation, without: navigation)
-        #expect(!fromRows.entities.isEmpty)
-        #expect(fromRows.entities == fromRecords.entities, "\(target)")
+        let plain = try entities(gateway, target, without: navigation)
+        let expanded = try entities(gateway, target + separator + "$expand=" + navigation, without: navigation)
+        #expect(!plain.entities.isEmpty)
+        #expect(plain.entities == expanded.entities, "\(target)")
         // One entity's tag cannot vouch for what is expanded into its answer (`RepresentationTag`).
-        #expect(fromRecords.etag == nil, "\(target)")
+        #expect(expanded.etag == nil, "\(target)")
     }
 
-    @Test(arguments: TestGateway.engines) func rowsAndRecordsWriteTheSameEntities(engine: TestGateway.Engine) throws {
+    @Test(arguments: TestGateway.engines) func plainAndExpandedReadsWriteTheSameEntities(engine: TestGateway.Engine) throws {
         let gateway = try TestGateway(engine: engine)
         try expectSameEntities(gateway, "Person(1)", expanding: "PersonCar")
         try expectSameEntities(gateway, "Person?$top=5", expanding: "PersonCar")
@@ -67,8 +68,8 @@ import Testing
         }
     }
 
-    /// Many services share one maintenance item, which is written once per response and
-    /// copied under the other parents: each copy must be that parent's own, complete entity.
+    /// Many services share one maintenance item, written under each of them: each must be
+    /// that parent's own, complete entity.
     @Test(arguments: TestGateway.engines) func sharedExpandedEntitiesAreEachTheRightOne(engine: TestGateway.Engine) throws {
         let gateway = try TestGateway(engine: engine)
         let listed = try entities(gateway, "PersonCarMaintenance?$top=40&$expand=Maintenance", without: "")
@@ -126,7 +127,7 @@ import Testing
                 if committingOneFirst {
                     try writer.execute(#"INSERT INTO "PersonCar" ("personID", "carID", "createStamp") VALUES (1, 3, 0)"#)
                 }
-                guard case .lent(let lent)? = person.expansion(of: personCar) else { return }
+                guard case .lent(let lent)? = person.children(for: personCar) else { return }
                 try lent.forEach { row in
                     if case .integer(let key) = row.record.values[0] { keys.append(key) }
                 }
@@ -147,7 +148,7 @@ import Testing
     }
 
     /// A single entity's single-valued expansions are joined to its row, as a page's are; the
-    /// entity and its Car are those the records path writes, and a missing entity is a 404.
+    /// entity and its Car are those a page kept in a cursor writes, and a missing entity is a 404.
     @Test(arguments: TestGateway.engines) func aSingleEntityJoinsItsSingleValuedExpansions(engine: TestGateway.Engine) throws {
         let gateway = try TestGateway(engine: engine)
         for key in [1, 2, 5] {
@@ -216,7 +217,7 @@ import Testing
 /// A single entity whose `$expand` names collections (each joining at most single-valued
 /// navigations) is written as it is read: the entity from its row, each expanded entity from
 /// the row of one statement per collection (`ExpansionStream`). The same entity read as part
-/// of a collection goes through records; both must write the same JSON.
+/// of a collection is kept in a cursor; both must write the same JSON.
 @Suite struct StreamedExpansionTests {
     /// `Set(key)?options`, and the same entity from `Set?$filter=key eq ...&options`.
     private func expectStreamedAsListed(_ gateway: TestGateway, _ set: String, key: String, _ options: String, headers: [String: String] = [:]) throws {

@@ -51,10 +51,10 @@ import Testing
 
     // MARK: Entities per response
 
-    /// Every way a read is made: a page with records and expansions read level by level (with
-    /// entities shared by several parents, written under each), a page written row by row with
-    /// joined expansions, a plain page, an entity streamed with its collections, an entity with
-    /// records, and Atom.
+    /// Every way a read is made: a page kept in a cursor with its expansions read level by level
+    /// (with entities shared by several parents, written under each), a page written row by row
+    /// with joined expansions, a plain page, an entity streamed with its collections, an entity
+    /// kept in a cursor, and Atom.
     @Test(arguments: [
         "Person?$expand=PersonCar/PersonCarMaintenance/Maintenance",
         "PersonCar?$expand=PersonCarMaintenance/Maintenance/PersonCarMaintenance",
@@ -107,7 +107,7 @@ import Testing
 
     // MARK: Rows per expanded collection
 
-    /// A page whose collections are read as records, and one entity whose collection is streamed
+    /// A page whose collections are read level by level into a cursor, and one entity whose collection is streamed
     /// as the response is written; top-level pages are paged, not limited.
     @Test func resultsPerCollectionAtTheLimit() throws {
         let page = "Maintenance?$expand=PersonCarMaintenance"

@@ -36,15 +36,6 @@ import Testing
         }
     }
 
-    /// Written bytes are read again (a URI copied into deferred links) only within what was written.
-    @Test func readingBeyondWhatIsWrittenStops() async {
-        await #expect(processExitsWith: .failure) {
-            var json = JSONWriter(capacity: 64)
-            json.raw("abc")
-            json.repeatWritten(0..<200)
-        }
-    }
-
     /// Within the room, every kind of write lands where expected, and several reservations in
     /// turn grow the storage far beyond its first capacity.
     @Test func writesWithinTheRoomGrowTheDocument() {

@@ -62,7 +62,7 @@ extension ODataService {
         case .count(let path):
             try VersionNegotiation.checkResponse(.v2, maximum: context.maxVersion)
             let reader = try context.worker.reader()
-            if path.segments.count > 1, let parent = path.parent, try reader.single(parent) == nil { throw notFound(parent) }
+            if path.segments.count > 1, let parent = path.parent, try !reader.exists(parent) { throw notFound(parent) }
             let query = EntityQuery(path: path, options: options, pageSize: nil)
             let count = try reader.count(query, applyTopSkip: true, memo: context.queryMemo)
             return ok(Array(String(count).utf8), type: "text/plain;charset=utf-8", version: .v2)
@@ -73,14 +73,16 @@ extension ODataService {
         }
     }
 
-    /// An entity or a page of a collection, with its expansions, in JSON or Atom alike. Each
-    /// entity is written from its row in place as it is read, when every expansion is read
-    /// along with it: joined into the row (single-valued navigations), or, below a single
-    /// entity, read as the response reaches it (`ExpansionStream`). Expansions below expanded
-    /// collections are read into records first, one statement per expansion level. The
-    /// request's `EntityBudget` is counted as entities are read, and what follows a page
-    /// (`pageEnd`: the 404 of a missing parent, the count, the next link) once its last entity
-    /// is written; a failure is thrown where it happens, and the response dropped.
+    /// An entity or a page of a collection, with its expansions, in JSON or Atom alike, each
+    /// entity written from an `EntityRow` with its children (`EntityRow.children(for:)`). The
+    /// row is read in place as it is written when every expansion is read along with it:
+    /// joined into the row (single-valued navigations), or, below a single entity, read as the
+    /// response reaches it (`ExpansionStream`). Otherwise (expansions below expanded
+    /// collections) the entities and each expansion level are read first, one statement per
+    /// level, into an `EntityCursor`, which lends its rows the same way. The request's
+    /// `EntityBudget` is counted as entities are read, and what follows a page (`pageEnd`: the
+    /// 404 of a missing parent, the count, the next link) once its last entity is read; a
+    /// failure is thrown where it happens, and the response dropped.
     private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
         let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
@@ -95,27 +97,19 @@ extension ODataService {
             if inPlace {
                 var response: HTTPResponse?
                 try reader.withSingle(path, streaming: options.expand, memo: context.queryMemo, budget: budget) { row in
-                    // One digest for both: the ETag header and the one in the document.
-                    let digest = row.tagDigest
-                    response = atom
-                        ? ok(try atomSerializer(context).entryDocument(row, select: options.select), type: Self.atomEntryType,
-                             version: version, entityTag: RepresentationTag.header(digest: digest, form: .atom, options: options))
-                        : ok(try serializer(context, version).entityDocument(row, select: options.select, tagDigest: digest),
-                             type: Self.jsonType, version: version, entityTag: RepresentationTag.header(digest: digest, form: .json, options: options))
+                    response = try entityResponse(row, atom: atom, version: version, context: context)
                 }
                 guard let response else { throw notFound(path) }
                 try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
                 return response
             }
-            guard let record = try reader.single(path) else { throw notFound(path) }
+            let entity = try reader.entity(at: path)
+            guard entity.count > 0 else { throw notFound(path) }
             try VersionNegotiation.checkResponse(version, maximum: context.maxVersion)
-            try reader.expand([record], options.expand, memo: context.queryMemo, budget: &budget)
-            if atom {
-                return ok(try atomSerializer(context).entryDocument(record, select: options.select), type: Self.atomEntryType,
-                          version: version, entityTag: RepresentationTag.header(digest: record.tagDigest, form: .atom, options: options))
-            }
-            return ok(try serializer(context, version).entityDocument(record, select: options.select), type: Self.jsonType,
-                      version: version, entityTag: RepresentationTag.header(digest: record.tagDigest, form: .json, options: options))
+            try reader.expand(entity, options.expand, memo: context.queryMemo, budget: &budget)
+            var response: HTTPResponse?
+            try entity.forEach { row in response = try entityResponse(row, atom: atom, version: version, context: context) }
+            return response!
         }
 
         let pageSize = path.targetSet.pageSize ?? configuration.defaultPageSize
@@ -145,16 +139,31 @@ extension ODataService {
         }
         let query = EntityQuery(path: path, options: options, pageSize: pageSize)
         let page = try reader.page(query, memo: context.queryMemo)
-        try budget.spend(page.records.count)
-        try reader.expand(page.records, options.expand, memo: context.queryMemo, budget: &budget)
-        let end = try pageEnd(query, delivered: page.records.count, nextToken: page.nextSkipToken, reader: reader, context: context)
+        let entities = page.entities
+        try budget.spend(entities.count)
+        try reader.expand(entities, options.expand, memo: context.queryMemo, budget: &budget)
+        let end = try pageEnd(query, delivered: entities.count, nextToken: page.nextSkipToken, reader: reader, context: context)
         if atom {
-            let body = try atomSerializer(context).feedDocument(page.records, title: path.targetSet.name, selfLink: selfLink(context),
-                                                                 select: options.select, count: end.count, next: end.next)
-            return ok(body, type: Self.atomFeedType, version: end.version)
+            var feed = atomSerializer(context).rowFeed(title: path.targetSet.name, selfLink: selfLink(context), select: options.select)
+            try entities.forEach { row in try feed.append(row) }
+            return ok(feed.finish(count: end.count, next: end.next), type: Self.atomFeedType, version: end.version)
         }
-        let body = try serializer(context, end.version).collectionDocument(page.records, select: options.select, count: end.count, next: end.next)
-        return ok(body, type: Self.jsonType, version: end.version)
+        // Here the version shapes the expanded collections: it is known before the first entity.
+        var document = serializer(context, end.version).rowCollection(select: options.select)
+        try entities.forEach { row in try document.append(row) }
+        return ok(document.finish(end), type: Self.jsonType, version: end.version)
+    }
+
+    /// A single entity's document, in JSON or Atom, with its ETag.
+    private func entityResponse(_ row: EntityRow, atom: Bool, version: ResponseVersion, context: RequestContext) throws -> HTTPResponse {
+        let options = context.info.options
+        // One digest for both: the ETag header and the one in the document.
+        let digest = row.tagDigest
+        return atom
+            ? ok(try atomSerializer(context).entryDocument(row, select: options.select), type: Self.atomEntryType,
+                 version: version, entityTag: RepresentationTag.header(digest: digest, form: .atom, options: options))
+            : ok(try serializer(context, version).entityDocument(row, select: options.select, tagDigest: digest),
+                 type: Self.jsonType, version: version, entityTag: RepresentationTag.header(digest: digest, form: .json, options: options))
     }
 
     /// The request's path below the service root, which an Atom feed names itself by: only
@@ -169,7 +178,7 @@ extension ODataService {
     func pageEnd(_ query: EntityQuery, delivered: Int, nextToken: [EDMValue]?, reader: any EntityReading,
                          context: RequestContext) throws -> VerboseJSONSerializer.CollectionEnd {
         let options = context.info.options
-        if delivered == 0, let parent = query.path.parent, try reader.single(parent) == nil { throw notFound(parent) }
+        if delivered == 0, let parent = query.path.parent, try !reader.exists(parent) { throw notFound(parent) }
         let count = options.inlineCount == .allPages ? try reader.count(query, applyTopSkip: false, memo: context.queryMemo) : nil
         let next = nextToken.map { nextLink(context, token: $0, delivered: delivered) }
         // A service operation's entities come in the 2.0 form (`results`) whenever the client
@@ -184,7 +193,7 @@ extension ODataService {
                            context: RequestContext, representation: ContentNegotiation.Representation) throws -> HTTPResponse {
         let options = context.info.options
         let reader = try context.worker.reader()
-        guard try reader.single(source) != nil else { throw notFound(source) }
+        guard try reader.exists(source) else { throw notFound(source) }
         let path = ResourcePath(segments: source.segments + [.navigation(navigation, key: targetKey)])
         let single = !navigation.isCollection || targetKey != nil
         var query = EntityQuery(path: path, options: options, pageSize: single ? nil : (path.targetSet.pageSize ?? configuration.defaultPageSize))

@@ -138,11 +138,12 @@ extension ODataService {
             ("X-Content-Type-Options", "nosniff"),
             ("Vary", "Accept"),
         ]
-        if atom {
-            let body = try atomSerializer(context.request).entryDocument(created, select: nil)
-            return HTTPResponse(status: 201, headers: headers, body: body)
+        // Written as every response is, from a row.
+        return try created.withRow { row in
+            if atom { return HTTPResponse(status: 201, headers: headers, body: try atomSerializer(context.request).entryDocument(row, select: nil)) }
+            let body = try serializer(context.request, .v1).entityDocument(row, select: nil, tagDigest: row.tagDigest)
+            return HTTPResponse(status: 201, headers: headers, lending: body)
         }
-        return HTTPResponse(status: 201, headers: headers, lending: try serializer(context.request, .v1).entityDocument(created, select: nil))
     }
 
     /// The entity a create's body describes, after the checks that need no database.

@@ -32,34 +32,16 @@ public struct AtomSerializer {
 
     // MARK: - Documents
 
-    public func feedDocument(_ records: [EntityRecord], title: String, selfLink: String, select: SelectNode?,
-                             count: Int?, next: String?) throws -> [UInt8] {
-        var xml = declaration
-        try feed(title: title, selfLink: selfLink, count: count, next: next, root: true, into: &xml) { xml in
-            for record in records { try entry(record, select: select, root: false, into: &xml) }
-        }
-        return Array(xml.utf8)
-    }
-
-    /// A feed written entry by entry as the caller reads them, each from its row in place
-    /// (`AtomFeedDocument`).
+    /// A feed written entry by entry as the caller lends them (`AtomFeedDocument`).
     public func rowFeed(title: String, selfLink: String, select: SelectNode?) -> AtomFeedDocument {
         AtomFeedDocument(serializer: self, title: title, selfLink: selfLink, select: select)
     }
 
-    /// An entry document, from a record or from a row read in place whose expanded
-    /// collections are read as they are written (a failure to read one is thrown).
-    public func entryDocument(_ record: EntityRecord, select: SelectNode?) throws -> [UInt8] {
-        try entryDocument(of: record, select: select)
-    }
-
+    /// An entry document, whose children the row lends are written as they come (a failure
+    /// to read one is thrown).
     public func entryDocument(_ row: EntityRow, select: SelectNode?) throws -> [UInt8] {
-        try entryDocument(of: row, select: select)
-    }
-
-    private func entryDocument<Entity: EntityColumns>(of entity: Entity, select: SelectNode?) throws -> [UInt8] {
         var xml = declaration
-        try entry(entity, select: select, root: true, into: &xml)
+        try entry(row, select: select, root: true, into: &xml)
         return Array(xml.utf8)
     }
 
@@ -104,11 +86,11 @@ public struct AtomSerializer {
         xml += "</feed>"
     }
 
-    fileprivate func entry<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, root: Bool, into xml: inout String) throws {
-        let type = record.type
-        let relative = uris.relativeURI(type: type, key: record.keyValues)
+    fileprivate func entry(_ row: EntityRow, select: SelectNode?, root: Bool, into xml: inout String) throws {
+        let type = row.type
+        let relative = uris.relativeURI(type: type, key: row.keyValues)
         xml += root ? "<entry " + namespaces : "<entry"
-        if writesETags { xml += " m:etag=\"" + escape(EntityTag.weakTag(record.tagDigest)) + "\"" }
+        if writesETags { xml += " m:etag=\"" + escape(EntityTag.weakTag(row.tagDigest)) + "\"" }
         xml += ">"
         xml += "<id>" + escape(uris.serviceRoot + relative) + "</id>"
         xml += "<title type=\"text\" /><updated>" + updated + "</updated><author><name /></author>"
@@ -118,16 +100,10 @@ public struct AtomSerializer {
             xml += "<link rel=\"" + AtomSerializer.relatedPrefix + escape(nav.name) + "\" type=\"application/atom+xml;type="
                 + (nav.isCollection ? "feed" : "entry") + "\" title=\"" + escape(nav.name) + "\" href=\"" + escape(href) + "\""
             let inner = select?.child(nav.name)
-            switch record.expansion(of: nav) {
+            switch row.children(for: nav) {
             case .single(let related)?:
                 xml += "><m:inline>"
                 if let related { try entry(related, select: inner, root: false, into: &xml) }
-                xml += "</m:inline></link>"
-            case .collection(let related)?:
-                xml += "><m:inline>"
-                try feed(title: nav.name, selfLink: href, count: nil, next: nil, root: false, into: &xml) { xml in
-                    for entity in related { try entry(entity, select: inner, root: false, into: &xml) }
-                }
                 xml += "</m:inline></link>"
             case .lent(let related)?:
                 // Read as written: a failure to read is thrown here, and the document dropped.
@@ -144,7 +120,7 @@ public struct AtomSerializer {
         xml += "<content type=\"application/xml\"><m:properties>"
         for property in type.properties where select?.includes(property: property.name) ?? true {
             xml += "<d:" + property.name
-            xml += AtomSerializer.valueAttributesAndContent(record.value(of: property), type: property.type, element: "d:" + property.name)
+            xml += AtomSerializer.valueAttributesAndContent(row.value(of: property), type: property.type, element: "d:" + property.name)
         }
         xml += "</m:properties></content></entry>"
     }

@@ -111,15 +111,6 @@ struct ByteBuffer: ~Copyable {
         return UnsafeBufferPointer(start: pointer + range.lowerBound, count: range.count)
     }
 
-    /// Appends a copy of bytes already written (a range below `count`).
-    @inline(__always)
-    mutating func appendCopy(of range: Range<Int>) {
-        precondition(range.lowerBound >= start && range.upperBound <= count, "a range beyond what is written")
-        reserve(range.count)
-        Self.copy(range.count, from: pointer + range.lowerBound, to: pointer + count)
-        count += range.count
-    }
-
     /// Copies `count` bytes between regions that do not overlap. Most of what a writer appends is
     /// short (a property's name, a fragment between values, a value): up to 16 bytes are copied
     /// here with two loads and two stores, which may overlap each other, rather than by a call to
@@ -340,7 +331,7 @@ public final class SerializedBytes: @unchecked Sendable {
 
 /// One block of `size` bytes per thread, kept when a buffer of that size is let go and handed to
 /// the thread's next buffer of that size instead of going back to malloc. A page of entities
-/// (`VerboseJSONSerializer.collectionDocument`) is written into such a block, and a block this
+/// (`RowCollectionDocument`) is written into such a block, and a block this
 /// large is past glibc's per-thread cache: malloc spent about 560 instructions finding one and
 /// free about 150 giving it back, on every page (`Person?$top=20`, callgrind).
 /// The server sends a response and lets it go on the thread that wrote it, so the block a page

@@ -19,7 +19,7 @@ public final class EntityURIs: Sendable {
         serviceRootJSON = escaped.bytes
     }
 
-    /// `Set(key)` relative to the root, of a row read in place or of a record (a write's).
+    /// `Set(key)` relative to the root, of a row or of a record (a write's).
     public func relativeURI(of row: some EntityColumns) -> String {
         let type = row.type
         let keys = type.keyProperties

@@ -61,9 +61,6 @@ public struct JSONWriter: ~Copyable {
     /// Appends bytes known to need no escaping (URIs built from escaped parts, names from the model).
     public mutating func appendVerbatim(_ utf8: [UInt8]) { buffer.append(utf8) }
 
-    /// Writes again what was written at `range` (which lies before the current end).
-    public mutating func repeatWritten(_ range: Range<Int>) { buffer.appendCopy(of: range) }
-
     /// `"name":`
     public mutating func key(_ name: String) {
         string(name)

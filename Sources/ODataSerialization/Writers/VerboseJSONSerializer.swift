@@ -32,7 +32,7 @@ public struct VerboseJSONSerializer {
 
     /// `<root><Set(key)>` as JSON string content, straight from the row when the key is an
     /// integer; returns where it was written, so that deferred links can copy it.
-    private func writeEntityURI<Entity: EntityColumns>(_ entity: Entity, layout: EntityLayout, fragments: [UInt8],
+    private func writeEntityURI(_ entity: EntityRow, layout: EntityLayout, fragments: [UInt8],
                                                       into json: inout JSONWriter) -> Range<Int> {
         let start = json.count
         var integerKey: Int64?
@@ -55,37 +55,17 @@ public struct VerboseJSONSerializer {
 
     // MARK: - Documents
 
-    /// `{"d": {entity}}`, from a row read in place whose tag digest (`EntityColumns.tagDigest`)
-    /// the caller has already computed for its ETag header: it is not computed again. Expanded
-    /// collections the row lends are read as they are written; a failure to read one is thrown.
+    /// `{"d": {entity}}`, from a row whose tag digest (`EntityColumns.tagDigest`) the caller has
+    /// already computed for its ETag header: it is not computed again. The children the row
+    /// lends are written as they come; a failure to read one is thrown.
     public func entityDocument(_ row: EntityRow, select: SelectNode?, tagDigest: UInt64) throws -> SerializedBytes {
-        try document(row, select: select, written: nil, tagDigest: tagDigest)
-    }
-
-    /// `{"d": {entity}}`, from a record. Concrete overloads rather than one public generic,
-    /// which other modules would call unspecialized.
-    public func entityDocument(_ record: EntityRecord, select: SelectNode?) throws -> SerializedBytes {
-        try document(record, select: select, written: WrittenEntities())
-    }
-
-    private func document<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, written: WrittenEntities?,
-                                                 tagDigest: UInt64? = nil) throws -> SerializedBytes {
         // Into the thread's spare block, as a page is: an entity with its expansions outgrew a
         // first 1 KiB buffer (the blog's `$expand` is 1.8 KB), and its next one, past glibc's
         // per-thread cache, cost a malloc that consolidated the fast bins first.
         var json = JSONWriter(capacity: SpareBlock.size)
         json.raw("{\"d\":")
-        try entity(record, select: select, into: &json, written: written, tagDigest: tagDigest)
+        try entity(row, select: select, into: &json, tagDigest: tagDigest)
         json.raw("}")
-        return json.serialized()
-    }
-
-    /// `{"d": [...]}` in 1.0, `{"d": {"results": [...], "__count": "n", "__next": "..."}}` in 2.0.
-    public func collectionDocument(_ records: [EntityRecord], select: SelectNode?, count: Int?, next: String?) throws -> SerializedBytes {
-        var json = JSONWriter(capacity: 512 * max(records.count, 1))
-        try collection(count: count, next: next, into: &json) { json in
-            try entityArray(records, select: select, into: &json, written: WrittenEntities(), topLevel: true)
-        }
         return json.serialized()
     }
 
@@ -102,8 +82,9 @@ public struct VerboseJSONSerializer {
         }
     }
 
-    /// A collection document written entity by entity as the caller reads them, each from its
-    /// row in place, without a record per entity (`RowCollectionDocument`).
+    /// A collection document written entity by entity as the caller lends them
+    /// (`RowCollectionDocument`): `{"d": [...]}` in 1.0, `{"d": {"results": [...], "__count": "n",
+    /// "__next": "..."}}` in 2.0.
     public func rowCollection(select: SelectNode?) -> RowCollectionDocument {
         RowCollectionDocument(serializer: self, select: select)
     }
@@ -175,45 +156,14 @@ public struct VerboseJSONSerializer {
 
     // MARK: - Entities
 
-    private func entityArray<Entity: EntityColumns>(_ records: [Entity], select: SelectNode?, into json: inout JSONWriter,
-                                                    written: WrittenEntities?, topLevel: Bool = false) throws {
-        json.raw("[")
-        for (index, record) in records.enumerated() {
-            if index > 0 { json.raw(",") }
-            if topLevel {
-                try entity(record, select: select, into: &json, written: written)
-            } else {
-                try expanded(record, select: select, into: &json, written: written)
-            }
-        }
-        json.raw("]")
-    }
-
-    /// An expanded entity. Parents often share one (the maintenance item of many services):
-    /// without `$select` it is the same bytes under each, so it is written once per document
-    /// and copied after that.
-    private func expanded<Entity: EntityColumns>(_ related: Entity, select: SelectNode?, into json: inout JSONWriter,
-                                                 written: WrittenEntities?) throws {
-        // Only records are shared; rows (joined expansions) are each their own. The cast is
-        // settled when the function is specialized.
-        guard select == nil, let written, let record = related as? EntityRecord else {
-            return try entity(related, select: select, into: &json, written: written)
-        }
-        if let range = written.ranges[ObjectIdentifier(record)] { return json.repeatWritten(range) }
-        let start = json.count
-        try entity(record, select: select, into: &json, written: written)
-        written.ranges[ObjectIdentifier(record)] = start..<json.count
-    }
-
     /// One entity. What has a bounded size (names, numbers, the URI, the ETag, deferred links)
     /// is written into room reserved once (`ReservedBytes`); the room is committed before text
     /// and expansions, which the writer appends with its own checks, and reserved again after.
-    func entity<Entity: EntityColumns>(_ record: Entity, select: SelectNode?, into json: inout JSONWriter,
-                                       written: WrittenEntities? = nil, tagDigest: UInt64? = nil) throws {
-        try layouts.withLayout(for: record) { layout in
+    func entity(_ row: EntityRow, select: SelectNode?, into json: inout JSONWriter, tagDigest: UInt64? = nil) throws {
+        try layouts.withLayout(for: row) { layout in
             let fragments = layout.fragments
             json.raw("{\"__metadata\":{\"uri\":\"")
-            let uri = writeEntityURI(record, layout: layout, fragments: fragments, into: &json)
+            let uri = writeEntityURI(row, layout: layout, fragments: fragments, into: &json)
             let bound = layout.boundedBytes(uriLength: uri.count)
             var room = json.reserve(bound)
             room.put(UInt8(ascii: "\""))
@@ -221,14 +171,14 @@ public struct VerboseJSONSerializer {
             if writesETags {
                 // `W/"<digits>"` as a JSON string, written from the digest without a String.
                 room.put(EntityLayout.eTagOpening)
-                room.putTagDigits(tagDigest ?? record.tagDigest)
+                room.putTagDigits(tagDigest ?? row.tagDigest)
                 room.put(EntityLayout.eTagClosing)
             }
             room.put(UInt8(ascii: "}"))
             for (index, field) in layout.properties.enumerated() {
-                if let select, !select.includes(property: record.type.properties[index].name) { continue }
+                if let select, !select.includes(property: row.type.properties[index].name) { continue }
                 room.put(fragments, field.start..<field.end)
-                record.withColumn(field.columnIndex) { column in
+                row.withColumn(field.columnIndex) { column in
                     if !room.putStoredColumn(column, type: field.type) {
                         json.commit(room)
                         json.storedColumnOfUnboundedSize(column, type: field.type)
@@ -240,7 +190,7 @@ public struct VerboseJSONSerializer {
                 let nav = navigation.property
                 if let select, !select.includes(navigation: nav.name) { continue }
                 room.put(fragments, navigation.field)
-                guard let expansion = record.expansion(of: nav) else {
+                guard let children = row.children(for: nav) else {
                     room.put(EntityLayout.deferredOpening)
                     json.copyWritten(uri, into: &room)
                     room.put(fragments, navigation.suffix)
@@ -248,17 +198,13 @@ public struct VerboseJSONSerializer {
                     continue
                 }
                 json.commit(room)
-                switch expansion {
+                switch children {
                 case .single(let related):
                     if let related {
-                        try expanded(related, select: select?.child(nav.name), into: &json, written: written)
+                        try entity(related, select: select?.child(nav.name), into: &json)
                     } else {
                         json.raw("null")
                     }
-                case .collection(let related):
-                    if version == .v2 { json.raw("{\"results\":") }
-                    try entityArray(related, select: select?.child(nav.name), into: &json, written: written)
-                    if version == .v2 { json.raw("}") }
                 case .lent(let related):
                     if version == .v2 { json.raw("{\"results\":") }
                     json.raw("[")
@@ -266,7 +212,7 @@ public struct VerboseJSONSerializer {
                     // Read as written: a failure to read is thrown here, and the document dropped.
                     try related.forEach { row in
                         if json.count > start { json.raw(",") }
-                        try entity(row, select: select?.child(nav.name), into: &json, written: nil)
+                        try entity(row, select: select?.child(nav.name), into: &json)
                     }
                     json.raw("]")
                     if version == .v2 { json.raw("}") }
@@ -315,9 +261,4 @@ public struct RowCollectionDocument: ~Copyable {
         json.raw("}")
         return json.serialized()
     }
-}
-
-/// Where each expanded entity of one document was written (see `VerboseJSONSerializer.expanded`).
-final class WrittenEntities {
-    var ranges: [ObjectIdentifier: Range<Int>] = [:]
 }

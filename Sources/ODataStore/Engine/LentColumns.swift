@@ -6,7 +6,7 @@
 // this file reads lent columns through `StoredColumn` and `LentRow`, inside the call that lends
 // them; the engines' binding files (SQLite: `Statement.swift`) fill a `RowBuffer`.
 
-/// A column value lent by where it is stored (a statement's current row, or a record), valid
+/// A column value lent by where it is stored (a statement's current row, kept rows, or a record), valid
 /// only inside the call that lends it: reading one costs no allocation.
 public enum StoredColumn {
     case null
@@ -136,5 +136,79 @@ public struct RowBuffer: ~Copyable {
             for index in 0..<count { highBits |= UInt64(base[index]) }
         }
         return highBits & 0x8080_8080_8080_8080 == 0
+    }
+}
+
+/// Rows copied out of a statement to be written after the statement has moved on: a
+/// `$expand` level read by key list is read whole before its parents are written. Each row
+/// keeps the layout of the `RowBuffer` it came from (an entity's columns, then those joined
+/// to it), so an `EntityRow` lends it as it lends a statement's current row. Its text and
+/// blob bytes are copied once, each into an allocation of its own that never moves; what is
+/// lent stays valid as long as the rows are kept.
+final class OwnedRows {
+    /// The number of columns of each row.
+    let width: Int
+    private(set) var count = 0
+    private var columns: UnsafeMutableBufferPointer<StoredColumn>
+    private var copies: [UnsafeMutableRawBufferPointer] = []
+
+    init(width: Int) {
+        self.width = width
+        columns = .allocate(capacity: max(width, 1) * 4)
+    }
+
+    deinit {
+        copies.forEach { $0.deallocate() }
+        columns.deallocate()
+    }
+
+    /// Appends a copy of the row `row` lends (its first `width` columns).
+    func append(_ row: LentRow) {
+        reserveRow()
+        for index in 0..<width { columns.initializeElement(at: count * width + index, to: owned(row[index])) }
+        count += 1
+    }
+
+    /// Appends a row of owned values.
+    func append(_ values: [SQLValue]) {
+        precondition(values.count == width, "a row of another width")
+        reserveRow()
+        for (index, value) in values.enumerated() {
+            StoredColumn.lend(value) { columns.initializeElement(at: count * width + index, to: owned($0)) }
+        }
+        count += 1
+    }
+
+    /// The row at `index`, lent while these rows are kept. Checked in release builds too.
+    subscript(index: Int) -> LentRow {
+        precondition(index >= 0 && index < count, "an owned row out of range")
+        return LentRow(UnsafeBufferPointer(rebasing: columns[index * width..<(index + 1) * width]))
+    }
+
+    /// Room for one more row; the rows lent so far must not be held across this (they are
+    /// read only after the last row is appended).
+    private func reserveRow() {
+        guard (count + 1) * width > columns.count else { return }
+        let grown = UnsafeMutableBufferPointer<StoredColumn>.allocate(capacity: columns.count * 2)
+        _ = grown.initialize(fromContentsOf: columns[0..<count * width])
+        columns.deallocate()
+        columns = grown
+    }
+
+    /// `column`, its bytes copied into an allocation these rows own.
+    private func owned(_ column: StoredColumn) -> StoredColumn {
+        switch column {
+        case .null, .integer, .real: return column
+        case .text(let bytes):
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            copies.append(copy)
+            copy.copyMemory(from: UnsafeRawBufferPointer(bytes))
+            return .text(UnsafeBufferPointer(start: copy.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+        case .blob(let bytes):
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            copies.append(copy)
+            copy.copyMemory(from: bytes)
+            return .blob(UnsafeRawBufferPointer(start: copy.baseAddress, count: bytes.count))
+        }
     }
 }

@@ -3,7 +3,7 @@ import ODataURI
 
 /// What one response may still hold (`QueryLimits.maxEntitiesPerResponse` and
 /// `maxResultsPerCollection`), counted while it is read, so that a request past a limit is
-/// refused before its response, or the records behind it, are whole: never cut short.
+/// refused before its response, or the rows kept for it, are whole: never cut short.
 public struct EntityBudget: Sendable {
     public let maxEntities: Int
     public let maxPerCollection: Int

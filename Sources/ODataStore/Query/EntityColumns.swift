@@ -1,37 +1,35 @@
 import EDM
 
-/// The entities `$expand` attached to one entity along one navigation property.
-public enum RelatedEntities<Entity> {
-    case single(Entity?)
-    case collection([Entity])
-    /// A collection lent one entity at a time while the response is written.
+/// The children `$expand` gives one entity along one navigation property.
+public enum RelatedEntities {
+    /// A single-valued navigation's entity; nil when there is none.
+    case single(EntityRow?)
+    /// A collection, each entity lent in turn.
     case lent(any LentCollection)
 }
 
-/// An expanded collection read while the response is written: each entity lent in place,
-/// valid only during its call. A failure to read, or a limit passed, is thrown to the writer.
+/// An expanded collection, each entity lent in place and valid only during its call: read
+/// while the response is written (`ExpansionStream`), or from rows read before it
+/// (`EntityCursor`). A failure to read, or a limit passed, is thrown to the writer.
 public protocol LentCollection: AnyObject {
     func forEach(_ body: (EntityRow) throws -> Void) throws
 }
 
-/// What reads the collections one entity expands when its response gets to them
-/// (`ExpansionStream`, one keyed statement per collection).
-public protocol StreamedExpansions: AnyObject {
-    /// The entities of `navigation` related to `source`; nil when it is not expanded this way.
-    func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)?
+/// Where the children of entities come from when they are not joined into their row: a
+/// statement per expanded collection run as the response reaches it (`ExpansionStream`), or
+/// a level read by key list before the response (`LevelExpansions`).
+public protocol ExpansionSource: AnyObject {
+    /// The children of `source` along `navigation`; nil when it is not expanded this way.
+    func entities(along navigation: NavigationProperty, from source: EntityRow) -> RelatedEntities?
 }
 
-/// The stored columns of one entity, wherever they are read from: an `EntityRecord`, or an
-/// `EntityRow` that a response is written from while the statement sits on it.
+/// The stored columns of one entity: an `EntityRow`, which every response is written from,
+/// or a write's `EntityRecord`.
 public protocol EntityColumns {
-    /// How its expanded related entities are held: records for records, rows for rows.
-    associatedtype Related: EntityColumns
     var type: EntityType { get }
     /// Lends the column at `index` (in the type's stored-column order) to `body`. Not generic:
     /// a generic closure crossing modules is called through type metadata, for every column.
     func withColumn(_ index: Int, _ body: (StoredColumn) -> Void)
-    /// The related entities `$expand` attached; nil when the navigation was not expanded.
-    func expansion(of navigation: NavigationProperty) -> RelatedEntities<Related>?
     /// The 64 bits its ETag is made of (see `EntityTag`).
     var tagDigest: UInt64 { get }
 }

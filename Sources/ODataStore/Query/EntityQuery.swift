@@ -33,7 +33,7 @@ public struct EntityQuery {
 
 /// One page of entities, and where the next one starts when the server cut the result.
 public struct EntityPage {
-    public var records: [EntityRecord]
+    public var entities: EntityCursor
     /// The skip token of the next page, or nil when this page is the last.
     public var nextSkipToken: [EDMValue]?
 

@@ -36,10 +36,14 @@ public final class EntityReader {
 
     /// - Parameter memo: where the SQL of this query is kept for the next request with the same
     ///   target (see `QueryMemo`); nil builds it afresh.
+    /// The page's entities kept in an `EntityCursor` (its single-valued expansions, if
+    /// `query` joins any, with them), for `expand` to read what they expand before they are
+    /// written.
     public func page(_ query: EntityQuery, memo: QueryMemo? = nil) throws -> EntityPage {
-        var records: [EntityRecord] = []
-        let next = try forEachRow(query, memo: memo) { row in records.append(row.record) }
-        return EntityPage(records: records, nextSkipToken: next)
+        let plan = pagePlan(query, memo: memo)
+        let entities = EntityCursor(type: query.path.targetType, width: plan.rowWidth, joined: plan.joined)
+        let next = try forEachRow(query, memo: memo) { row in entities.rows.append(row.columns) }
+        return EntityPage(entities: entities, nextSkipToken: next)
     }
 
     /// Lends each entity of the page to `body`, in order and in place (see `EntityRow`), and
@@ -144,11 +148,18 @@ public final class EntityReader {
         return PagePlan(built: built, pageLimit: pageLimit, joined: joined, rowWidth: rowWidth)
     }
 
-    /// The first entity the path addresses, or nil.
+    /// The first entity the path addresses, or nil, owned: for a write.
     public func single(_ path: ResourcePath) throws -> EntityRecord? {
         var record: EntityRecord?
         try withSingle(path) { row in record = row.record }
         return record
+    }
+
+    /// The first entity the path addresses, if any, kept in an `EntityCursor` for `expand`.
+    public func entity(at path: ResourcePath) throws -> EntityCursor {
+        let entities = EntityCursor(type: path.targetType, width: path.targetType.columnCount)
+        try withSingle(path) { row in entities.rows.append(row.columns) }
+        return entities
     }
 
     /// Lends the first entity the path addresses to `body`, in place; false when there is none.
@@ -186,7 +197,7 @@ public final class EntityReader {
             var budget = budget
             try budget.spend(row.entityCount - 1)
             let stream = collections.isEmpty ? nil : ExpansionStream(reader: self, nodes: collections, memo: memo, budget: budget)
-            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, streamed: stream))
+            try body(EntityRow(type: row.type, columns: row.columns, offset: row.offset, joined: row.joined, expansions: stream))
         }
         return found
     }
@@ -198,7 +209,7 @@ public final class EntityReader {
         guard try statement.step() else { return false }
         var buffer = RowBuffer(width: type.columnCount)
         statement.read(into: &buffer)
-        try body(EntityRow(type: type, columns: buffer.storage, streamed: streamed))
+        try body(EntityRow(type: type, columns: buffer.storage, expansions: streamed))
         return true
     }
 
@@ -346,47 +357,50 @@ public final class EntityReader {
 
     // MARK: - $expand
 
-    /// Attaches the related entities named by `nodes` to `records`: one query per node and
-    /// level, except that single-valued expansions below a node are joined into its query.
-    /// The entities attached are counted against `budget`, each as often as a response would
-    /// write it (the caller counts `records`); past a limit it throws, `LimitExceeded`, before
-    /// reading on.
+    /// Reads what `nodes` expand below `entities`, level by level, into cursors of their own:
+    /// one statement per node and level, whatever the number of entities, except that
+    /// single-valued expansions below a node are joined into its statement. Each entity then
+    /// lends its children (`EntityRow.children(for:)`). They are counted against `budget`, each
+    /// as often as a response writes it (the caller counts `entities`); past a limit it
+    /// throws, `LimitExceeded`, before reading on.
     /// - Parameter memo: the target's read plan, whose expansion steps are kept there.
-    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo? = nil, budget: inout EntityBudget) throws {
+    public func expand(_ entities: EntityCursor, _ nodes: [ExpandNode], memo: QueryMemo? = nil, budget: inout EntityBudget) throws {
         var step = 0
-        try expand(records, written: [Int](repeating: 1, count: records.count), nodes, memo: memo, step: &step, budget: &budget)
+        try expand(entities, written: [Int](repeating: 1, count: entities.count), nodes, memo: memo, step: &step, budget: &budget)
     }
 
     /// `expand(_:_:budget:)` with no limit.
-    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode]) throws {
+    public func expand(_ entities: EntityCursor, _ nodes: [ExpandNode]) throws {
         var budget = EntityBudget.unlimited
-        try expand(records, nodes, budget: &budget)
+        try expand(entities, nodes, budget: &budget)
     }
 
-    /// - Parameter written: how many times a response writes each record: one related entity
+    /// - Parameter written: how many times a response writes each entity: one related entity
     ///   may be shared by several parents (`ExpansionLink`), and is written under each.
     /// - Parameter step: the place of the next level among the plan's steps, depth first.
-    private func expand(_ records: [EntityRecord], written: [Int], _ nodes: [ExpandNode], memo: QueryMemo?, step: inout Int,
+    private func expand(_ entities: EntityCursor, written: [Int], _ nodes: [ExpandNode], memo: QueryMemo?, step: inout Int,
                         budget: inout EntityBudget) throws {
-        guard !records.isEmpty else { return }
+        guard entities.count > 0, !nodes.isEmpty else { return }
+        let expansions = LevelExpansions()
+        entities.expansions = expansions
         for node in nodes {
             // `Person(1)?$expand=PersonCar/Car`: each PersonCar row brings its Car along.
             let joinsChildren = !node.children.isEmpty && JoinedExpansions.canJoin(node.children)
             let joining = joinsChildren ? node.children : []
             let plan = memo?.step(step, along: node.navigation, joining: joining) ?? ExpansionStep(navigation: node.navigation, joining: joining)
             step += 1
-            let (children, childrenWritten) = try expand(records, written: written, along: plan, budget: &budget)
+            let (children, childrenWritten) = try expand(entities, written: written, along: plan, into: expansions, budget: &budget)
             if !node.children.isEmpty && !joinsChildren {
                 try expand(children, written: childrenWritten, node.children, memo: memo, step: &step, budget: &budget)
             }
         }
     }
 
-    /// Reads the targets of the step's navigation for every record, with its single-valued
-    /// expansions attached to each, attaches them, and returns the distinct targets with how
-    /// many times each is written.
-    private func expand(_ records: [EntityRecord], written: [Int], along step: ExpansionStep,
-                        budget: inout EntityBudget) throws -> (children: [EntityRecord], written: [Int]) {
+    /// Reads the targets of the step's navigation for every entity, with its single-valued
+    /// expansions joined to each, adds them to `expansions`, and returns them with how many
+    /// times each is written.
+    private func expand(_ entities: EntityCursor, written: [Int], along step: ExpansionStep, into expansions: LevelExpansions,
+                        budget: inout EntityBudget) throws -> (children: EntityCursor, written: [Int]) {
         let nav = step.navigation
         let target = nav.target
         let link = step.link
@@ -394,12 +408,16 @@ public final class EntityReader {
 
         var seen = Set<LinkKey>()
         var tuples: [LinkKey] = []
-        for record in records {
-            guard let key = LinkKey(record, sourceIndexes) else { continue }
-            if seen.insert(key).inserted { tuples.append(key) }
+        var sourceKeys: [LinkKey?] = []
+        sourceKeys.reserveCapacity(entities.count)
+        for index in 0..<entities.count {
+            let key = LinkKey(entities[index], sourceIndexes)
+            sourceKeys.append(key)
+            if let key, seen.insert(key).inserted { tuples.append(key) }
         }
 
-        var children: [EntityRecord] = []
+        let (joined, rowWidth) = (step.joined, step.rowWidth)
+        let children = EntityCursor(type: target, width: rowWidth, joined: joined)
         // The entities each child brings: itself and those joined to it.
         var weights: [Int] = []
         var byLink: [LinkKey: [Int]] = [:]
@@ -408,29 +426,21 @@ public final class EntityReader {
             // many are a key list. Either statement is prepared once and kept in the step.
             let single = tuples.count == 1
             let statement = try step.statement(self, single: single)
-            let (joined, rowWidth) = (step.joined, step.rowWidth)
             try statement.bind(single ? [tuples[0].first] + tuples[0].rest : [dialect.keyList(tuples)])
             defer { statement.reset() }
             var buffer = RowBuffer(width: rowWidth)
+            let row = EntityRow(type: target, columns: buffer.storage, joined: joined)
             var read = 0
             while try statement.step() {
-                let child: EntityRecord
-                var weight = 1
                 statement.read(into: &buffer)
-                if joined == nil {
-                    child = EntityRow(type: target, columns: buffer.storage).record
-                } else {
-                    let row = EntityRow(type: target, columns: buffer.storage, joined: joined)
-                    child = row.recordWithJoinedExpansions
-                    weight = row.entityCount
-                }
+                let weight = joined == nil ? 1 : row.entityCount
                 // Every child read is written at least once: reading on past the budget would
-                // only hold more records in memory for a response that is refused anyway.
+                // only keep more rows in memory for a response that is refused anyway.
                 read += weight
                 try budget.checkRoom(for: read)
-                children.append(child)
+                children.rows.append(buffer.storage)
                 weights.append(weight)
-                if let key = LinkKey(child, targetIndexes) {
+                if let key = LinkKey(row, targetIndexes) {
                     byLink[key, default: []].append(children.count - 1)
                     if nav.isCollection, let count = byLink[key]?.count { try budget.checkCollection(count, along: nav) }
                 }
@@ -438,8 +448,8 @@ public final class EntityReader {
         }
 
         var childrenWritten = [Int](repeating: 0, count: children.count)
-        for (record, times) in zip(records, written) {
-            var attached = LinkKey(record, sourceIndexes).flatMap { byLink[$0] } ?? []
+        for (key, times) in zip(sourceKeys, written) {
+            var attached = key.flatMap { byLink[$0] } ?? []
             if !nav.isCollection && attached.count > 1 { attached.removeLast(attached.count - 1) }
             var entities = 0
             for index in attached {
@@ -448,9 +458,8 @@ public final class EntityReader {
             }
             let (total, overflow) = entities.multipliedReportingOverflow(by: times)
             try budget.spend(overflow ? .max : total)
-            let related = attached.map { children[$0] }
-            record.setExpansion(nav.isCollection ? .collection(related) : .single(related.first), of: nav)
         }
+        expansions.children.append(.init(navigation: nav, sourceIndexes: sourceIndexes, entities: children, byLink: byLink))
         return (children, childrenWritten)
     }
 

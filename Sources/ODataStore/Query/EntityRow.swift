@@ -1,9 +1,9 @@
 import EDM
 
-/// The entity in a statement's current row, read in place: a response is written from it
-/// without building an `EntityRecord` for each row. Valid only inside the call that lends it.
+/// One entity as every response is written from it: a statement's current row read in place,
+/// or a row of an `EntityCursor` kept from one. Valid only inside the call that lends it.
 /// The row may also hold the entities it expands (`JoinedExpansions`), each an `EntityRow`
-/// over its own columns.
+/// over its own columns; its other children come from `expansions`.
 public struct EntityRow: EntityColumns {
     public let type: EntityType
     /// The whole row, read once (`SQLStatement.read(into:)`). A page's loop lends one row value
@@ -13,16 +13,17 @@ public struct EntityRow: EntityColumns {
     /// Where this entity's stored columns begin in the row.
     @usableFromInline let offset: Int
     let joined: JoinedExpansions?
-    /// The collections this entity expands, read when the response gets to them (`ExpansionStream`).
-    let streamed: (any StreamedExpansions)?
+    /// The children not joined into the row: collections read when the response gets to them
+    /// (`ExpansionStream`), or a level read by key list (`LevelExpansions`).
+    let expansions: (any ExpansionSource)?
 
     init(type: EntityType, columns: LentRow, offset: Int = 0, joined: JoinedExpansions? = nil,
-         streamed: (any StreamedExpansions)? = nil) {
+         expansions: (any ExpansionSource)? = nil) {
         self.type = type
         self.columns = columns
         self.offset = offset
         self.joined = joined
-        self.streamed = streamed
+        self.expansions = expansions
     }
 
     @inlinable
@@ -32,10 +33,11 @@ public struct EntityRow: EntityColumns {
 
     public var tagDigest: UInt64 { EntityTag.digest(of: self) }
 
-    /// The related entity of a joined navigation: none when the join found no row, which its
-    /// key, never null in a stored row, tells.
-    public func expansion(of navigation: NavigationProperty) -> RelatedEntities<EntityRow>? {
-        if let streamed, let lent = streamed.entities(along: navigation, from: self) { return .lent(lent) }
+    /// What `$expand` gives this entity along `navigation`; nil when it is not expanded. A
+    /// joined navigation's entity is none when the join found no row, which its key, never
+    /// null in a stored row, tells.
+    public func children(for navigation: NavigationProperty) -> RelatedEntities? {
+        if let expansions, let related = expansions.entities(along: navigation, from: self) { return related }
         guard let join = joined?.join(for: navigation) else { return nil }
         let target = navigation.target
         let found = target.keyProperties.allSatisfy { key in
@@ -50,7 +52,7 @@ public struct EntityRow: EntityColumns {
         guard let joins = joined?.joins, !joins.isEmpty else { return 1 }
         var count = 1
         for join in joins {
-            guard case .single(let related?)? = expansion(of: join.navigation) else { continue }
+            guard case .single(let related?)? = children(for: join.navigation) else { continue }
             count += related.entityCount
         }
         return count
@@ -59,18 +61,8 @@ public struct EntityRow: EntityColumns {
     /// The stored value of the column at `index`, owned.
     func value(at index: Int) -> SQLValue { columns[offset + index].value }
 
-    /// An owned copy of this entity's columns, for what must outlive the row.
+    /// An owned copy of this entity's columns, for a write that must keep it.
     var record: EntityRecord {
         EntityRecord(type: type, values: (offset..<offset + type.columnCount).map { columns[$0].value })
-    }
-
-    /// `record`, with an owned copy of each entity joined to it attached as its expansion.
-    var recordWithJoinedExpansions: EntityRecord {
-        let record = self.record
-        for join in joined?.joins ?? [] {
-            guard case .single(let related)? = expansion(of: join.navigation) else { continue }
-            record.setExpansion(.single(related?.recordWithJoinedExpansions), of: join.navigation)
-        }
-        return record
     }
 }

@@ -2,16 +2,16 @@ import EDM
 import ODataURI
 
 /// The collections one entity expands, read while its response is written rather than into
-/// records first: `Person(7)?$expand=PersonCar,PersonCar/Car` writes Person 7 from its row, and
+/// an `EntityCursor` first: `Person(7)?$expand=PersonCar,PersonCar/Car` writes Person 7 from its row, and
 /// then each PersonCar, with its Car joined, from the row of one statement. For one source
-/// entity this is still one statement per expanded collection; it saves a record, its values
-/// and its expansion list for every entity, and the bookkeeping that matches many parents.
+/// entity this is still one statement per expanded collection; it saves a copy of every row,
+/// and the bookkeeping that matches many parents.
 ///
 /// It serves a single entity whose expansions are collections, each expanding at most
 /// single-valued navigations that can be joined (`canStream`). A statement failing while the
 /// response is written, or a collection past the response's `EntityBudget`, is thrown to the
 /// writer there: the response written so far is then dropped.
-public final class ExpansionStream: StreamedExpansions {
+public final class ExpansionStream: ExpansionSource {
     private let reader: EntityReader
     private let nodes: [ExpandNode]
     /// Where each expansion's plan is kept for the next request with the same target, or one
@@ -38,13 +38,13 @@ public final class ExpansionStream: StreamedExpansions {
 
     /// The entities of `navigation` related to `source`, to be lent when written; nil when
     /// this stream does not expand it.
-    public func entities(along navigation: NavigationProperty, from source: EntityRow) -> (any LentCollection)? {
+    public func entities(along navigation: NavigationProperty, from source: EntityRow) -> RelatedEntities? {
         guard let index = nodes.firstIndex(where: { $0.navigation === navigation }) else { return nil }
         // The collection's step of the target's read plan, by its place among the expansions.
         let step = memo?.step(index, along: navigation, joining: nodes[index].children)
             ?? ExpansionStep(navigation: navigation, joining: nodes[index].children)
         let key = step.link.sourceIndexes.map { source.value(at: $0) }
-        return LentEntities(stream: self, plan: step, key: key)
+        return .lent(LentEntities(stream: self, plan: step, key: key))
     }
 
     /// Reads the collection and lends each entity to `body`.

@@ -4,7 +4,7 @@ import ODataURI
 /// `$expand` of single-valued navigation properties, read in the same statement as the
 /// entities they start from, by LEFT JOIN: where each related entity's columns sit in the
 /// row, nested like the `$expand` tree. A single-valued join adds no rows, so each entity
-/// and what it expands are written from one row, without a record or a second statement.
+/// and what it expands are written from one row, without a copy or a second statement.
 public final class JoinedExpansions {
     struct Join {
         let navigation: NavigationProperty

@@ -5,15 +5,15 @@ public struct LinkKey: Hashable {
     /// The further columns of a composite key; empty (and unallocated) otherwise.
     public let rest: [SQLValue]
 
-    /// The values of `record` at `indexes`, or nil when one is null: a null links to nothing.
-    init?(_ record: EntityRecord, _ indexes: [Int]) {
-        let first = record.values[indexes[0]]
+    /// The values of `entity` at `indexes`, or nil when one is null: a null links to nothing.
+    init?(_ entity: EntityRow, _ indexes: [Int]) {
+        let first = entity.value(at: indexes[0])
         if case .null = first { return nil }
         var rest: [SQLValue] = []
         if indexes.count > 1 {
             rest.reserveCapacity(indexes.count - 1)
             for index in indexes.dropFirst() {
-                let value = record.values[index]
+                let value = entity.value(at: index)
                 if case .null = value { return nil }
                 rest.append(value)
             }

@@ -37,8 +37,9 @@ public struct WriteStatistics: Sendable, Equatable {
     }
 }
 
-/// The reads of one thread, each lending entities in place (`EntityRow`) or returning them as
-/// records (`EntityRecord`). SQL, statements and snapshots stay behind it.
+/// The reads of one thread, each lending entities as `EntityRow`s: in place as a statement reads
+/// them, or from an `EntityCursor` that keeps them while what they expand is read level by
+/// level. SQL, statements and snapshots stay behind it.
 ///
 /// - `$filter`, `$orderby`, `$top`, `$skip`, `$skiptoken` (keyset paging after the token's
 ///   order-by values and key) and the server page size are applied as `EntityQuery` says.
@@ -58,24 +59,28 @@ public protocol EntityReading: AnyObject {
     func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget,
                     _ body: (EntityRow) throws -> Void) throws -> Bool
 
-    /// The first entity the path addresses, or nil.
+    /// The first entity the path addresses, or nil, owned: what a write holds.
     func single(_ path: ResourcePath) throws -> EntityRecord?
+
+    /// The first entity the path addresses, if any, kept for `expand`.
+    func entity(at path: ResourcePath) throws -> EntityCursor
 
     /// Lends each entity of the page to `body`, in order and in place, with the single-valued
     /// expansions `query.joinedExpand` read in the same statement; returns the skip token of
     /// the next page when the page size cut the result.
     func forEachRow(_ query: EntityQuery, memo: QueryMemo?, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]?
 
-    /// The page as records, with the skip token of the next page.
+    /// The page's entities kept for `expand`, with the skip token of the next page.
     func page(_ query: EntityQuery, memo: QueryMemo?) throws -> EntityPage
 
     /// The number of entities the query addresses, ignoring paging; `$top` and `$skip` apply
     /// when `applyTopSkip` is set (the `$count` segment).
     func count(_ query: EntityQuery, applyTopSkip: Bool, memo: QueryMemo?) throws -> Int
 
-    /// Attaches the entities `nodes` expand to `records`: one statement per level, whatever
-    /// the number of records, each level a step of the target's read plan kept in `memo`.
-    func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws
+    /// Reads the entities `nodes` expand below `entities`, which then lends each entity with
+    /// its children: one statement per level, whatever the number of entities, each level a
+    /// step of the target's read plan kept in `memo`.
+    func expand(_ entities: EntityCursor, _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws
 }
 
 /// The writes of one atomic unit (`EntityStore.write`), and the reads it makes meanwhile, which

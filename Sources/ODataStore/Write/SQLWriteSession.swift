@@ -21,6 +21,8 @@ public final class SQLWriteSession: EntityWriting {
 
     public func single(_ path: ResourcePath) throws -> EntityRecord? { try reader.single(path) }
 
+    public func entity(at path: ResourcePath) throws -> EntityCursor { try reader.entity(at: path) }
+
     public func forEachRow(_ query: EntityQuery, memo: QueryMemo?, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
         try reader.forEachRow(query, memo: memo, body)
     }
@@ -31,8 +33,8 @@ public final class SQLWriteSession: EntityWriting {
         try reader.count(query, applyTopSkip: applyTopSkip, memo: memo)
     }
 
-    public func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws {
-        try reader.expand(records, nodes, memo: memo, budget: &budget)
+    public func expand(_ entities: EntityCursor, _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws {
+        try reader.expand(entities, nodes, memo: memo, budget: &budget)
     }
 
     public func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? { try writer.row(type, key: key) }

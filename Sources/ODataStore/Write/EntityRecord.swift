@@ -1,29 +1,17 @@
 import EDM
 
-/// One entity as read from its table: every stored column, and the related entities that
-/// `$expand` attached to it. A reference type because one related entity may be shared by
-/// several parents (many PersonCars, one Car) and is expanded once.
+/// One entity as a write holds it: every stored column, owned, to be checked against a
+/// request's conditions, changed, linked or deleted after the statement that read it has
+/// moved on. Reads never build one; a write's response is written from it as an `EntityRow`
+/// (`withRow`), as every response is.
 public final class EntityRecord: EntityColumns {
-    public typealias Expansion = RelatedEntities<EntityRecord>
-
     public let type: EntityType
     /// Column values in the type's stored-column order (properties, then hidden foreign keys).
     public let values: [SQLValue]
-    /// Expanded navigation properties by their index in the type; nil when nothing is expanded.
-    public private(set) var expansions: [Expansion?]?
 
     public init(type: EntityType, values: [SQLValue]) {
         self.type = type
         self.values = values
-    }
-
-    public func expansion(of navigation: NavigationProperty) -> Expansion? {
-        expansions?[navigation.index]
-    }
-
-    public func setExpansion(_ expansion: Expansion, of navigation: NavigationProperty) {
-        if expansions == nil { expansions = Array(repeating: nil, count: type.navigationProperties.count) }
-        expansions![navigation.index] = expansion
     }
 
     public func value(of property: Property) -> EDMValue {
@@ -41,4 +29,10 @@ public final class EntityRecord: EntityColumns {
     /// The stored values of the key columns, for matching related rows.
     var keyColumnValues: [SQLValue] { type.keyProperties.map { values[$0.columnIndex] } }
 
+    /// Lends this entity as an `EntityRow`, the one form responses are written from.
+    public func withRow<Result>(_ body: (EntityRow) throws -> Result) rethrows -> Result {
+        let rows = OwnedRows(width: type.columnCount)
+        rows.append(values)
+        return try withExtendedLifetime(rows) { try body(EntityRow(type: type, columns: rows[0])) }
+    }
 }
