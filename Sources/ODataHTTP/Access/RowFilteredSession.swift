@@ -70,13 +70,18 @@ final class RowFilteredSession: EntityWriting {
         return try base.single(path)
     }
 
+    func entity(at path: ResourcePath) throws -> EntityCursor {
+        guard try admits(path) else { return .empty(of: path.targetType) }
+        return try base.entity(at: path)
+    }
+
     func forEachRow(_ query: EntityQuery, memo: QueryMemo?, _ body: (EntityRow) throws -> Void) throws -> [EDMValue]? {
         guard try admits(query.path) else { return nil }
         return try base.forEachRow(narrowed(query), memo: nil, body)
     }
 
     func page(_ query: EntityQuery, memo: QueryMemo?) throws -> EntityPage {
-        guard try admits(query.path) else { return EntityPage(records: [], nextSkipToken: nil) }
+        guard try admits(query.path) else { return EntityPage(entities: .empty(of: query.path.targetType), nextSkipToken: nil) }
         return try base.page(narrowed(query), memo: nil)
     }
 
@@ -87,8 +92,8 @@ final class RowFilteredSession: EntityWriting {
 
     /// Expansions inside a write read what the write itself made or linked, each row of which
     /// was checked as it was written.
-    func expand(_ records: [EntityRecord], _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws {
-        try base.expand(records, nodes, memo: nil, budget: &budget)
+    func expand(_ entities: EntityCursor, _ nodes: [ExpandNode], memo: QueryMemo?, budget: inout EntityBudget) throws {
+        try base.expand(entities, nodes, memo: nil, budget: &budget)
     }
 
     func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? {

@@ -20,6 +20,11 @@ public final class EntityCursor: LentCollection {
         self.joined = joined
     }
 
+    /// No entities: what a read finds where a path's entity is not there for the reader.
+    public static func empty(of type: EntityType) -> EntityCursor {
+        EntityCursor(type: type, width: type.columnCount)
+    }
+
     /// The number of entities at this level (not counting what they expand).
     public var count: Int { rows.count }
 

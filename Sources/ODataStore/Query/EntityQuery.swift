@@ -37,8 +37,8 @@ public struct EntityPage {
     /// The skip token of the next page, or nil when this page is the last.
     public var nextSkipToken: [EDMValue]?
 
-    public init(records: [EntityRecord], nextSkipToken: [EDMValue]?) {
-        self.records = records
+    public init(entities: EntityCursor, nextSkipToken: [EDMValue]?) {
+        self.entities = entities
         self.nextSkipToken = nextSkipToken
     }
 }
