@@ -79,25 +79,26 @@ final class CurlTrustProtocol: URLProtocol {
     private var isStopped: Bool { stopped.withLock { $0 } }
 
     /// The exchange, on a thread of its own since libcurl blocks; nothing reaches the client
-    /// once URLSession has stopped the task.
+    /// once URLSession has stopped the task. The body reaches it whole, at the end: for a task
+    /// with a completion handler, Linux URLSession keeps only the data of a protocol's last
+    /// `didLoad`, having buffered the body the same way for its own protocol.
     private func run(_ request: URLRequest, body: Data?, trust: CurlTrust) {
         guard let url = request.url else { return }
+        var received = Data()
         let events = CurlExchange.Events(
             response: { [self] status, headers in
                 guard !isStopped, let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1",
                                                                   headerFields: headers) else { return }
                 client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
             },
-            data: { [self] data in
-                guard !isStopped else { return }
-                client?.urlProtocol(self, didLoad: data)
-            },
+            data: { received.append($0) },
             stopped: { [self] in isStopped })
         let error = CurlExchange.perform(request, body: body, trust: trust, timeout: request.timeoutInterval, events: events)
         guard !isStopped else { return }
         if let error {
             client?.urlProtocol(self, didFailWithError: error)
         } else {
+            if !received.isEmpty { client?.urlProtocol(self, didLoad: received) }
             client?.urlProtocolDidFinishLoading(self)
         }
     }
