@@ -50,6 +50,9 @@ import Testing
             steps.append(["x509", "-req", "-in", path("\(leaf).csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
                           "-out", path("\(leaf).pem"), "-days", "1", "-extfile", path("server.ext")])
         }
+        for name in ["ca", "server"] {
+            steps.append(["x509", "-in", path("\(name).pem"), "-outform", "DER", "-out", path("\(name).der")])
+        }
         for arguments in steps {
             let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["openssl"] + arguments, timeout: 60)
             guard result.status == 0 else { throw TestFailure("openssl \(arguments[0]): \(result.stderr)") }
@@ -90,6 +93,9 @@ import Testing
     @Test func thePinnedServerCertificateIsTrusted() async throws {
         let person = try await connection(.pinnedCertificate(file("server.pem"))).get(Person.self, Person.uri(personID: 1))
         #expect(person.personID == 1)
+        // DER files serve as well as PEM.
+        #expect(try await connection(.pinnedCertificate(file("server.der"))).get(Person.self, Person.uri(personID: 1)).personID == 1)
+        #expect(try await connection(.certificateAuthority(file("ca.der"))).get(Person.self, Person.uri(personID: 1)).personID == 1)
     }
 
     @Test func aPinToAnotherCertificateIsRefusedEvenFromTheSameCA() async {
