@@ -27,6 +27,10 @@
 //   the gateway's workers are plain threads, each with its own connection used synchronously,
 //   so an event loop would only add hops; libpq also reads the password from the URI,
 //   PGPASSWORD or ~/.pgpass exactly as psql does.
+// - libcurl (system library, CCurl; Linux only): URLSession on Linux cannot take a custom HTTPS
+//   trust (it never asks its delegate about server trust), so RestConnection runs the requests
+//   of a connection with a CA file or a pinned certificate on libcurl itself; swift-crypto
+//   hashes the pinned certificate's public key for it.
 import PackageDescription
 
 let package = Package(
@@ -72,7 +76,12 @@ let package = Package(
         ]),
 
         // Clients: they speak OData over HTTP and share only the CSDL reader with the gateway.
-        .target(name: "RestConnection", path: "Clients/RestConnection"),
+        .systemLibrary(name: "CCurl", path: "Clients/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "RestConnection", dependencies: [
+            .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux])),
+        ], path: "Clients/RestConnection"),
         .executableTarget(name: "Dealer", dependencies: [
             "RestConnection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -42,13 +42,6 @@ struct DealerOptions: ParsableArguments {
             guard FileManager.default.isReadableFile(atPath: caCert) else {
                 throw ValidationError("--ca-cert: cannot read \(caCert)")
             }
-            guard ServerTrust.customTrustIsAvailable else {
-                throw ValidationError("""
-                    --ca-cert is not available on this platform: its URLSession (on libcurl) trusts only the \
-                    system's store. Add the CA there instead (on Debian: copy it to /usr/local/share/ca-certificates/ \
-                    as a .crt file and run update-ca-certificates).
-                    """)
-            }
         }
     }
 

@@ -10,13 +10,15 @@ import Darwin
 /// (the arrows) as `^[[A` in the middle of the line: Up and Down recall earlier lines, other
 /// escape sequences do nothing, Backspace erases a character by its display width, Ctrl-U the
 /// line, Enter ends it, Ctrl-D on an empty line ends the input and Ctrl-C quits. The terminal's
-/// settings are restored after every line, however it ends. From a pipe or a file, lines are
-/// read as they come, so browse can be scripted.
+/// settings are restored after every line, however it ends, and when the process is told to
+/// end (SIGTERM, SIGHUP, SIGINT, SIGQUIT) while waiting at the prompt. From a pipe or a file,
+/// lines are read as they come, so browse can be scripted.
 final class LineEditor {
     private var history: [String] = []
     private let isTerminal = isatty(STDIN_FILENO) == 1
     /// A byte read while looking for an escape sequence that turned out not to be part of one.
     private var pushedBack: UInt8?
+    private var restorer: TerminalRestorer?
 
     /// Shows the prompt and reads a line, without its newline; nil at the end of input.
     func readLine(prompt: String) -> String? {
@@ -25,6 +27,7 @@ final class LineEditor {
             return Terminal.readLine()
         }
         defer { mode.restore() }
+        if restorer == nil { restorer = TerminalRestorer(mode) }
         // The prompt comes after raw mode is on, so nothing typed after it is echoed by the terminal.
         Terminal.prompt(prompt)
         return edit(mode)
@@ -128,6 +131,35 @@ final class LineEditor {
             if count == 1 { return byte }
             if count < 0, errno == EINTR { continue }
             return nil
+        }
+    }
+}
+
+/// Puts the terminal back when a signal ends the process while it is in raw mode, then lets the
+/// signal end it as it would have: a shell left in raw mode shows nothing typed and ignores Enter.
+/// The signals are taken by dispatch sources rather than a C handler, so the restoring runs as
+/// ordinary code; the settings restored are the ones found before the first line, which every
+/// line puts back.
+final class TerminalRestorer {
+    static let signals = [SIGTERM, SIGHUP, SIGINT, SIGQUIT]
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ mode: RawTerminalMode) {
+        for number in Self.signals {
+            // Ignored by default so that the source, not the default action, sees it.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                mode.restore()
+                signal(number, SIG_DFL)
+                var unblocked = sigset_t()
+                sigemptyset(&unblocked)
+                sigaddset(&unblocked, number)
+                pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+                raise(number)
+            }
+            source.resume()
+            sources.append(source)
         }
     }
 }

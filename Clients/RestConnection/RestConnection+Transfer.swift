@@ -9,6 +9,10 @@ extension RestConnection {
     /// would otherwise hold the caller for as long as it likes. Cancelling the calling task
     /// cancels the exchange.
     func transfer(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        var request = request
+        #if canImport(CCurl)
+        if let trustMarker { request.setValue(trustMarker, forHTTPHeaderField: CurlTrustProtocol.trustHeader) }
+        #endif
         let state = Locked(TransferState())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in

@@ -44,6 +44,9 @@ public final class RestConnection: Sendable {
     /// Why the requested trust cannot be applied; every request then fails rather than falling
     /// back, silently, to the system's trust store.
     private let trustProblem: String?
+    /// On Linux, the header value that sends a request with a custom trust through libcurl
+    /// (`CurlTrustProtocol`); nil when URLSession applies the trust itself.
+    let trustMarker: String?
     private let adapter: RequestAdapter?
     private let delegateReference = Locked(WeakDelegate())
     let lastBodies = Locked(ConditionalCache())
@@ -52,8 +55,8 @@ public final class RestConnection: Sendable {
     ///   - baseURL: the service root, e.g. `http://127.0.0.1:8080/CarDealer.svc/`.
     ///   - headers: extra default header fields; `Accept: application/json` is already one.
     ///   - credentials: an API key or a user and password, sent with every request.
-    ///   - trust: which HTTPS servers to trust; a CA file or a pinned certificate needs Apple's
-    ///     Security framework (on Linux only `.system` applies, see `ServerTrust`).
+    ///   - trust: which HTTPS servers to trust: the system's store, a CA file or a pinned
+    ///     certificate (on Linux, requests with a custom trust run on libcurl directly).
     ///   - timeout: seconds a whole request may take before it fails with `.connectionFailed`.
     ///   - session: a URLSession of your own (its configuration, its delegate, `URLProtocol`s for
     ///     tests); `trust` then is its delegate's business. Without one, an ephemeral session.
@@ -77,6 +80,7 @@ public final class RestConnection: Sendable {
             self.session = session
             ownsSession = false
             trustProblem = nil
+            trustMarker = nil
         } else {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = timeout
@@ -93,12 +97,28 @@ public final class RestConnection: Sendable {
             }
             self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
             trustProblem = problem
+            trustMarker = nil
+            #elseif canImport(CCurl)
+            // URLSession on Linux cannot take a custom trust: its https requests go through
+            // libcurl directly, marked with the trust.
+            var problem: String?
+            var trustMarker: String?
+            if let marker = CurlTrustProtocol.marker(for: trust) {
+                do {
+                    _ = try CurlTrustProtocol.curlTrust(marker: marker)
+                } catch {
+                    problem = "the certificate for the server trust cannot be read: \(error.localizedDescription)"
+                }
+                configuration.protocolClasses = [CurlTrustProtocol.self] + (configuration.protocolClasses ?? [])
+                trustMarker = marker
+            }
+            self.session = URLSession(configuration: configuration)
+            trustProblem = problem
+            self.trustMarker = trustMarker
             #else
             self.session = URLSession(configuration: configuration)
-            trustProblem = trust == .system ? nil : """
-                a custom server trust (a CA file or a pinned certificate) needs Apple's Security framework; \
-                URLSession on Linux (libcurl) trusts only the system's store: add the CA there
-                """
+            trustProblem = trust == .system ? nil : "a custom server trust is not available on this platform"
+            trustMarker = nil
             #endif
             ownsSession = true
         }

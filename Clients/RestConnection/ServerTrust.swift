@@ -12,18 +12,10 @@ public enum ServerTrust: Sendable, Hashable {
     case system
     /// Certificates that chain to this CA certificate (a PEM or DER file), and only those.
     case certificateAuthority(URL)
-    /// Exactly this server certificate (a PEM or DER file), whoever signed it.
+    /// Exactly this server certificate (a PEM or DER file), whoever signed it. (On Linux, where
+    /// libcurl checks it, a server showing another certificate with the same public key, issued
+    /// under this one, passes too.)
     case pinnedCertificate(URL)
-
-    /// Whether this platform's URLSession can apply a custom trust. On Linux, URLSession runs on
-    /// libcurl and never asks its delegate about server trust, so only the system store applies.
-    public static var customTrustIsAvailable: Bool {
-        #if canImport(Security)
-        return true
-        #else
-        return false
-        #endif
-    }
 
     /// The DER bytes of the first certificate in a PEM or DER file.
     static func certificateData(_ file: URL) throws -> Data {

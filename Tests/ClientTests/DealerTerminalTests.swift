@@ -88,4 +88,14 @@ import Testing
                 "person 1's cars twice, by typing and by recalling: \(result.stdout)")
         #expect(!result.stdout.contains("Not understood"), "\(result.stdout)")
     }
+
+    /// Killed while waiting at the prompt, browse puts the terminal back first (else the shell is
+    /// left raw: no echo, Enter ignored) and still ends by the signal.
+    @Test(arguments: [("SIGTERM", 15), ("SIGHUP", 1)])
+    func aSignalAtThePromptRestoresTheTerminal(signal: String, number: Int) throws {
+        let outcome = try PseudoTerminal.signalAtPrompt(dealer, ["browse", "--url", gateway.root], signal: signal)
+        #expect(outcome.prompted && outcome.rawWhileWaiting, "\(outcome)")
+        #expect(outcome.restored, "the terminal is left as browse set it: \(outcome)")
+        #expect(outcome.status == -number, "\(outcome)")
+    }
 }

@@ -47,4 +47,48 @@ enum PseudoTerminal {
         result.stdout = result.stdout.replacingOccurrences(of: "\r\n", with: "\n")
         return result
     }
+
+    /// What a signal at the prompt leaves behind: whether the program prompted, whether the
+    /// terminal was raw while it waited, whether the terminal's settings are as before it started,
+    /// and its exit status (negative: the signal that ended it). The signal is unblocked in the
+    /// child, as in a shell, since the test runner's children start with some blocked.
+    private static let signalScript = """
+        import json, os, pty, select, signal, subprocess, sys, termios, time
+        number = getattr(signal, sys.argv[1])
+        leader, follower = pty.openpty()
+        before = termios.tcgetattr(follower)
+        child = subprocess.Popen(sys.argv[2:], stdin=follower, stdout=follower, stderr=subprocess.DEVNULL,
+                                 preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, [number]))
+        output = b""
+        deadline = time.time() + 60
+        while time.time() < deadline and b"> " not in output:
+            ready, _, _ = select.select([leader], [], [], 0.2)
+            if ready:
+                output += os.read(leader, 65536)
+        time.sleep(0.3)
+        during = termios.tcgetattr(follower)
+        child.send_signal(number)
+        try:
+            status = child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            status = child.wait()
+        after = termios.tcgetattr(follower)
+        print(json.dumps({"prompted": b"> " in output, "rawWhileWaiting": not (during[3] & termios.ICANON),
+                          "restored": after == before, "status": status}))
+        """
+
+    struct SignalOutcome: Decodable {
+        var prompted: Bool
+        var rawWhileWaiting: Bool
+        var restored: Bool
+        var status: Int
+    }
+
+    /// Runs the program on a pseudo-terminal and sends it `signal` (`"SIGTERM"`) once it waits at its `> ` prompt.
+    static func signalAtPrompt(_ executable: URL, _ arguments: [String], signal: String) throws -> SignalOutcome {
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                           ["python3", "-c", signalScript, signal, executable.path] + arguments)
+        return try JSONDecoder().decode(SignalOutcome.self, from: Data(result.stdout.utf8))
+    }
 }
