@@ -292,6 +292,7 @@ struct Serve: ParsableCommand {
         serverConfiguration.bodyMemoryBudget = bodyMemoryMegabytes << 20
         serverConfiguration.recordsClientAddress = logger.logLevel <= .debug || access != nil || configuration.rateLimit != nil
         serverConfiguration.tls = try security.tlsCredentials(logger: logger)
+        if serverConfiguration.tls != nil { configuration.scheme = "https" }
         let displayHost = host.contains(":") ? "[\(host)]" : host
         configuration.fallbackHost = "\(displayHost):\(port)"
         // The engine: PostgreSQL when --database names one, else a SQLite file; each worker

@@ -99,6 +99,8 @@ import Glibc
         let readByReader = try curl(port, "Person(1)", key: reader)
         #expect(readByReader.status == 200 && readByReader.body.contains("Bob"))
         #expect(!readByReader.body.contains("543872934") && !readByReader.body.contains("ssn"))
+        // Links a client follows stay on the secure port.
+        #expect(readByReader.body.contains(#""uri":"https://"#) && !readByReader.body.contains("http://"), "\(readByReader.body)")
         let car = #"{"make": "Saab", "model": "900", "createStamp": "/Date(0)/"}"#
         #expect(try curl("POST", port, "Car", key: reader, body: car).status == 403)
         #expect(try curl("POST", port, "Car", key: editor, body: car).status == 201)

@@ -27,6 +27,9 @@ public final class ODataService: Sendable {
         /// it, absolute URIs are made from the Host header, which must then be a well-formed
         /// host[:port].
         public var publicURL: String?
+        /// The scheme of absolute URIs made from the Host header: `https` when the server
+        /// itself serves TLS, so that links a client follows stay on the secure port.
+        public var scheme = "http"
         /// Origins whose browser pages may call the service (CORS), or `["*"]`; empty: none.
         public var allowedOrigins: [String] = []
         /// Whether allowed origins' pages may send credentials (cookies, Authorization):
@@ -229,7 +232,7 @@ public final class ODataService: Sendable {
         return (context, method)
     }
 
-    /// `http://host/CarDealer.svc/`: the public URL when there is one, else from the Host
+    /// `http://host/CarDealer.svc/` (`https` under TLS): the public URL when there is one, else from the Host
     /// header the client used, which is refused unless it is a well-formed host[:port] (it is
     /// written into every absolute URI of the response).
     func serviceRoot(for request: HTTPRequest) throws(ServiceError) -> String {
@@ -242,12 +245,12 @@ public final class ODataService: Sendable {
             return forwarded.scheme + "://" + host + configuration.rootPath + "/"
         }
         guard let host = request.header(.host), !host.isEmpty else {
-            return "http://" + configuration.fallbackHost + configuration.rootPath + "/"
+            return configuration.scheme + "://" + configuration.fallbackHost + configuration.rootPath + "/"
         }
         guard HostSyntax.isWellFormed(host) else {
             throw ServiceError.badRequest("The Host header '\(host)' is not a well-formed host[:port].")
         }
-        return "http://" + host + configuration.rootPath + "/"
+        return configuration.scheme + "://" + host + configuration.rootPath + "/"
     }
 
     /// The URIs below the request's service root. A thread's requests nearly always name the
