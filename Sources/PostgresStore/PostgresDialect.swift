@@ -170,6 +170,9 @@ public struct PostgresDialect: SQLDialect {
 
     /// Decimals are NUMERIC, exact in `$filter` as in storage.
     public var exactDecimal: (any ExactDecimalSQL)? { Self.decimalSQL }
+    /// Write transactions are READ COMMITTED: a row another writer holds is waited for, then
+    /// read as that writer left it.
+    public var rowLockClause: String? { " FOR UPDATE" }
     private static let decimalSQL = PostgresDecimalSQL()
 
     public var binaryCollation: String { " COLLATE \"C\"" }

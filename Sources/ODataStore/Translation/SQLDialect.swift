@@ -80,11 +80,16 @@ public protocol SQLDialect: Sendable {
     /// computes it in double precision (`castToReal`). Where it is set, a Decimal literal is
     /// bound as its text and `parameter(_:of: .decimal)` makes it the engine's decimal.
     var exactDecimal: (any ExactDecimalSQL)? { get }
+    /// What ends a SELECT to lock the rows it reads until the transaction ends (` FOR UPDATE`),
+    /// where writers run concurrently, so that a write's check of a row (its ETag) and its
+    /// change of it are one step; nil (the default) where writes run one at a time already.
+    var rowLockClause: String? { get }
 }
 
 extension SQLDialect {
     public var deferForeignKeyChecks: String? { nil }
     public var exactDecimal: (any ExactDecimalSQL)? { nil }
+    public var rowLockClause: String? { nil }
 
     public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String { placeholder }
 
