@@ -168,6 +168,47 @@ import Testing
         init(_ connection: PostgresConnection) { self.connection = connection }
     }
 
+    /// A read scope's BEGIN travels with its first statement and its COMMIT is not waited for:
+    /// its statements still run in one `REPEATABLE READ READ ONLY` snapshot, and nothing of it
+    /// outlives the scope, whether it returns, throws or ran no statement.
+    @Test func aReadScopeIsOneSnapshotThatEndsWithIt() throws {
+        let database = try PostgresTestDatabase()
+        let reader = try database.connect()
+        let other = try database.connect()
+        try other.execute("CREATE TABLE item (id BIGINT PRIMARY KEY)")
+        let isolation = try reader.readScope {
+            try reader.rows("SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only')")
+        }
+        #expect(isolation == [[.text("repeatable read"), .text("on")]])
+        #expect(!reader.isInTransaction)
+        let (first, second) = try reader.readScope {
+            let first = try reader.rows("SELECT count(*) FROM item")
+            _ = try other.query("INSERT INTO item VALUES ($1)", [.integer(1)])
+            return (first, try reader.rows("SELECT count(*) FROM item"))
+        }
+        #expect(first == [[.integer(0)]] && second == [[.integer(0)]], "the insert committed during the scope is not in its snapshot")
+        #expect(!reader.isInTransaction)
+        #expect(try reader.rows("SELECT count(*) FROM item") == [[.integer(1)]], "the next read sees it")
+        try reader.readScope {}
+        #expect(!reader.isInTransaction)
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try reader.readScope {
+                _ = try reader.rows("SELECT count(*) FROM item")
+                throw Refused()
+            }
+        }
+        #expect(!reader.isInTransaction)
+        #expect(throws: PostgresError.self) { try reader.readScope { _ = try reader.rows("SELECT * FROM missing") } }
+        #expect(!reader.isInTransaction)
+        // A scope inside a write transaction runs in it: it sees the write's own row.
+        try reader.transaction(.write) {
+            _ = try reader.query("INSERT INTO item VALUES ($1)", [.integer(2)])
+            #expect(try reader.readScope { try reader.rows("SELECT count(*) FROM item") } == [[.integer(2)]])
+        }
+        #expect(try other.rows("SELECT count(*) FROM item") == [[.integer(2)]])
+    }
+
     /// A write transaction that throws leaves nothing behind.
     @Test func aThrowingTransactionRollsBack() throws {
         struct Refused: Error {}
