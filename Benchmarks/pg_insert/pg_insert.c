@@ -1,7 +1,7 @@
 // The write target's yardstick on PostgreSQL, as sqlite_insert.c is on SQLite: how many one-row
 // transactions PostgreSQL itself commits per second, with the commit settings the gateway uses.
 // Each of --connections threads holds one connection (as each gateway worker does) and runs, for a
-// fixed time, BEGIN ISOLATION LEVEL REPEATABLE READ / INSERT INTO "Person" ... RETURNING the key
+// fixed time, BEGIN ISOLATION LEVEL READ COMMITTED / INSERT INTO "Person" ... RETURNING the key
 // (a prepared statement, the row a POST Person writes) / COMMIT, with synchronous_commit on, so
 // that each COMMIT returns once the row is durable. The gateway can have at most one transaction
 // in flight per worker, so the benchmark runs this with the gateway's --threads connections.
@@ -75,7 +75,7 @@ static void *insert_loop(void *argument)
     long rows = 0;
     double start = now_seconds(), elapsed = 0;
     while (elapsed < seconds) {
-        command(connection, "BEGIN ISOLATION LEVEL REPEATABLE READ");
+        command(connection, "BEGIN ISOLATION LEVEL READ COMMITTED");
         snprintf(first, sizeof first, "Raw%d_%ld", worker->index, rows);
         snprintf(created, sizeof created, "%lld", 1257008908440LL + rows);
         PGresult *inserted = PQexecPrepared(connection, "insert_person", 4, values, NULL, NULL, 0);

@@ -10,10 +10,22 @@ extension PostgresConnection: SQLConnection {
     }
 
     /// `REPEATABLE READ READ ONLY`: every read of the request sees one snapshot. Inside a
-    /// transaction (a write's own reads), `body` runs in it.
+    /// transaction (a write's own reads), `body` runs in it. The BEGIN travels with the first
+    /// statement and the COMMIT is not waited for, so a read of one statement costs one round
+    /// trip, as it would without a transaction, and a read of several still sees one snapshot.
     public func readScope<T>(_ body: () throws -> T) throws -> T {
         if isInTransaction { return try body() }
-        return try transaction(.readSnapshot, retries: 0, body)
+        beginWithNextStatement(PostgresTransactionMode.readSnapshot.begin)
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            dropDeferredBegin()
+            rollBack()
+            throw error
+        }
+        if !commitWithoutWaiting() { rollBack() }
+        return result
     }
 
     /// A write transaction (with its retries on serialization failures), or a savepoint inside one.

@@ -6,16 +6,18 @@ import Glibc
 public enum PostgresTransactionMode: Sendable {
     /// Every read of one request in one snapshot, and no writes: `REPEATABLE READ READ ONLY`.
     case readSnapshot
-    /// A request's or change set's writes: `REPEATABLE READ`, so that a row another
-    /// transaction changed since this one's snapshot fails it (40001) rather than being
-    /// overwritten. Its reads (an ETag check) and writes are then one atomic step, and the
-    /// retry sees the other's change.
+    /// A request's or change set's writes: `READ COMMITTED`. Every entity a write checks and
+    /// changes is first read `FOR UPDATE` (`PostgresDialect.rowLockClause`), so its check (an
+    /// ETag) and its change are one atomic step: a second writer of the same row waits for the
+    /// first to end and then sees its change (a 412), instead of failing to serialize (40001)
+    /// as under `REPEATABLE READ`, where change sets touching several rows under load used up
+    /// their retries. Deadlocks (40P01, rows locked in opposite orders) are still retried.
     case write
 
     var begin: String {
         switch self {
         case .readSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-        case .write: "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case .write: "BEGIN ISOLATION LEVEL READ COMMITTED"
         }
     }
 }

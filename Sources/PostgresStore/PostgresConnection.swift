@@ -21,6 +21,10 @@ public final class PostgresConnection {
     /// the prepared ones are.
     private var statements: [StatementKey: PostgresStatement] = [:]
     private var preparedCount = 0
+    /// A BEGIN to send in the same round trip as the next statement (`beginWithNextStatement`).
+    private var deferredBegin: String?
+    /// A COMMIT sent whose answer is read before the connection's next use (`commitWithoutWaiting`).
+    private var commitInFlight = false
     /// Past this many prepared statements the connection forgets them all (`DEALLOCATE ALL`):
     /// statement shapes come from requests, and the server keeps each one's plan.
     public static let preparedStatementLimit = 512
@@ -40,8 +44,11 @@ public final class PostgresConnection {
         return PQstatus(handle) != CONNECTION_OK
     }
 
-    /// Whether a transaction is open (or failed and not yet rolled back).
+    /// Whether a transaction is open (or failed and not yet rolled back), or will be opened
+    /// by the next statement.
     public var isInTransaction: Bool {
+        if deferredBegin != nil { return true }
+        finishCommitInFlight()
         guard let handle else { return false }
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
@@ -82,9 +89,44 @@ public final class PostgresConnection {
         guard status == PGRES_COMMAND_OK else { throw failure(nil, sql: "SET client_encoding") }
     }
 
+    /// Opens a transaction with `begin` (`BEGIN …`) when the next statement runs, sent in the
+    /// same round trip as that statement (libpq's pipeline mode): a read of one statement then
+    /// waits for the server once, not twice. With no statement, no transaction is opened.
+    func beginWithNextStatement(_ begin: String) {
+        deferredBegin = begin
+    }
+
+    /// Ends the transaction `beginWithNextStatement` asked for: sends COMMIT without waiting for
+    /// its answer, which the connection's next use reads first. Only for a read-only
+    /// transaction, whose commit changes nothing and cannot fail in a way its reader cares about.
+    /// Returns false when the COMMIT could not be sent (the caller rolls back).
+    func commitWithoutWaiting() -> Bool {
+        if deferredBegin != nil {
+            deferredBegin = nil
+            return true
+        }
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_INTRANS else { return false }
+        guard PQsendQuery(handle, "COMMIT") == 1 else { return false }
+        commitInFlight = true
+        return true
+    }
+
+    /// Forgets a BEGIN not yet sent (the body failed before any statement).
+    func dropDeferredBegin() { deferredBegin = nil }
+
+    /// Reads the answer of the COMMIT sent without waiting. Its failure is not reported: the
+    /// transaction only read, and a broken connection is found (and re-established) by `live()`.
+    private func finishCommitInFlight() {
+        guard commitInFlight else { return }
+        commitInFlight = false
+        guard let handle else { return }
+        while let result = PQgetResult(handle) { PQclear(result) }
+    }
+
     /// The connection, re-established when it broke; never inside a transaction, whose work
     /// was lost with the old connection.
     private func live() throws(PostgresError) -> OpaquePointer {
+        finishCommitInFlight()
         if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
         try connect()
         return handle!
@@ -114,6 +156,10 @@ public final class PostgresConnection {
         }
         let connection = try live()
         let name = try statementName(sql, connection)
+        if let begin = deferredBegin {
+            deferredBegin = nil
+            return try pipelined(begin, name, parameters, sql: sql, connection)
+        }
         let result = Self.withParameters(parameters) { count, values, lengths, formats in
             PQexecPrepared(connection, name, count, values, lengths, formats, 0)
         }
@@ -123,6 +169,51 @@ public final class PostgresConnection {
             PQclear(result)
             throw error
         }
+        return PostgresResult(result)
+    }
+
+    /// `begin` and the prepared statement `name` in one round trip: both sent in a pipeline,
+    /// then both answers read. A failed BEGIN fails the statement with BEGIN's error.
+    private func pipelined(_ begin: String, _ name: String, _ parameters: [SQLValue], sql: String,
+                           _ connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
+        guard PQenterPipelineMode(connection) == 1 else {
+            try executeSimple(begin)
+            return try query(sql, parameters)
+        }
+        let sent = PQsendQueryParams(connection, begin, 0, nil, nil, nil, nil, 0) == 1
+            && Self.withParameters(parameters, { count, values, lengths, formats in
+                PQsendQueryPrepared(connection, name, count, values, lengths, formats, 0)
+            }) == 1
+            && PQpipelineSync(connection) == 1
+        // Each statement's answer is its results then a null; the sync's is PIPELINE_SYNC. A
+        // broken connection answers nulls, hence the bound.
+        var results: [OpaquePointer] = []
+        var nulls = 0
+        while sent && nulls <= 2 {
+            guard let result = PQgetResult(connection) else {
+                nulls += 1
+                if PQstatus(connection) != CONNECTION_OK { break }
+                continue
+            }
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            results.append(result)
+        }
+        PQexitPipelineMode(connection)
+        // Every result but the statement's, when it succeeded, is released here.
+        var kept: OpaquePointer?
+        defer { results.filter { $0 != kept }.forEach { PQclear($0) } }
+        let beginResult = results.first
+        guard sent, let beginResult, PQresultStatus(beginResult) == PGRES_COMMAND_OK else {
+            throw failure(beginResult, sql: begin)
+        }
+        guard results.count > 1 else { throw failure(nil, sql: sql) }
+        let result = results[1]
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else { throw failure(result, sql: sql) }
+        kept = result
         return PostgresResult(result)
     }
 

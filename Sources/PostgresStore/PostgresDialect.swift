@@ -59,6 +59,10 @@ public struct PostgresDialect: SQLDialect {
         term + (descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
     }
 
+    /// A key is never NULL, and `ASC NULLS FIRST` is not the order of its index (`ASC NULLS
+    /// LAST`): with it a page in key order sorted the whole table instead of reading the index.
+    public func keyOrderTerm(_ term: String) -> String { term + " ASC" }
+
     /// `col = ANY($n)`: the parameter is sent untyped, so the server reads it as an array of the
     /// key column's type and the key's index serves the lookup. A composite key compares the
     /// text of each column with the elements of a JSON array of tuples.
@@ -191,6 +195,9 @@ public struct PostgresDialect: SQLDialect {
 
     /// Decimals are NUMERIC, exact in `$filter` as in storage.
     public var exactDecimal: (any ExactDecimalSQL)? { Self.decimalSQL }
+    /// Write transactions are READ COMMITTED: a row another writer holds is waited for, then
+    /// read as that writer left it.
+    public var rowLockClause: String? { " FOR UPDATE" }
     private static let decimalSQL = PostgresDecimalSQL()
 
     public var binaryCollation: String { " COLLATE \"C\"" }

@@ -5,9 +5,10 @@ import ODataStore
 /// The PostgreSQL implementation of `EntityStore`: one database that any number of gateway
 /// processes serve at once. Each worker thread reads through its own connection
 /// (`openReader`), every read request in one `REPEATABLE READ READ ONLY` snapshot; each write
-/// (a request, or a `$batch` change set) is one `REPEATABLE READ` transaction on a connection
-/// taken from this process's pool, run again when it fails to serialize with another
-/// gateway's (so that an If-Match check and its update are one atomic step), and acknowledged
+/// (a request, or a `$batch` change set) is one `READ COMMITTED` transaction on a connection
+/// taken from this process's pool, which locks each entity it checks before changing it (so
+/// that an If-Match check and its update are one atomic step), is run again when it deadlocks
+/// with another gateway's, and is acknowledged
 /// once its COMMIT has returned: with `synchronous_commit` on (the server's default) that is
 /// once the change is durable.
 public final class PostgresStore: EntityStore, @unchecked Sendable {

@@ -4,7 +4,7 @@ import PostgresStore
 import Testing
 
 /// The libpq binding against a real server: values keep their kind and bytes both ways, errors
-/// are told apart by SQLSTATE, a serialization failure is retried, and a dropped connection is
+/// are told apart by SQLSTATE, a deadlock is retried, and a dropped connection is
 /// re-established on the next statement.
 @Suite(PostgresTestDatabase.enabled) struct PostgresConnectionTests {
     @Test func valuesRoundTripWithTheirKinds() throws {
@@ -78,42 +78,135 @@ import Testing
         #expect(try connection.rows("SELECT count(*) FROM d") == [[.integer(1)]])
     }
 
-    /// Two transactions change the same row: the later one fails to serialize, is run again,
-    /// and then sees the other's change. With no retries left, the failure is busy (503).
-    @Test func serializationFailuresAreRetriedThenBusy() throws {
+    /// A write that locks a row another transaction changed and holds waits for it to end, then
+    /// reads the row as it left it (READ COMMITTED with `FOR UPDATE`): no failure to serialize.
+    @Test func aWriteWaitsForAnotherWritersRowThenSeesItsChange() throws {
         let database = try PostgresTestDatabase()
         let first = try database.connect()
         let second = try database.connect()
         try first.execute("CREATE TABLE counter (id BIGINT PRIMARY KEY, value BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0)")
+        try second.execute("BEGIN")
+        _ = try second.query("UPDATE counter SET value = value + 10 WHERE id = $1", [.integer(1)])
+        let committed = DispatchSemaphore(value: 0)
+        let handedOver = HandedOver(second)
+        DispatchQueue.global().async {
+            usleep(300_000)
+            try? handedOver.connection.execute("COMMIT")
+            committed.signal()
+        }
         var attempts = 0
         let seen = try first.transaction(.write) { () throws -> SQLValue in
             attempts += 1
-            let value = try first.rows("SELECT value FROM counter WHERE id = 1")[0][0]
-            if attempts == 1 {
-                // Another gateway's write lands after this transaction's snapshot was taken.
-                _ = try second.query("UPDATE counter SET value = value + 10 WHERE id = $1", [.integer(1)])
-            }
+            let value = try first.rows("SELECT value FROM counter WHERE id = 1 FOR UPDATE")[0][0]
             _ = try first.query("UPDATE counter SET value = value + 1 WHERE id = $1", [.integer(1)])
             return value
         }
-        #expect(attempts == 2)
+        committed.wait()
+        #expect(attempts == 1)
         #expect(seen == .integer(10))
         #expect(try second.rows("SELECT value FROM counter") == [[.integer(11)]])
+    }
+
+    /// Two transactions lock two rows in opposite orders: the one the server picks (here `first`,
+    /// whose deadlock check runs sooner) fails with 40P01, is run again once the other ended,
+    /// and succeeds. With no retries left, the deadlock is busy (503).
+    @Test func deadlocksAreRetriedThenBusy() throws {
+        let database = try PostgresTestDatabase()
+        let first = try database.connect()
+        let second = try database.connect()
+        try first.execute("CREATE TABLE counter (id BIGINT PRIMARY KEY, value BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0), (2, 0)")
+        /// `second` holds row 2, then (on another thread) waits for row 1, which `first` holds.
+        func crossLock(_ done: DispatchSemaphore) throws {
+            try second.execute("BEGIN; SET LOCAL deadlock_timeout = '10s'")
+            _ = try second.query("UPDATE counter SET value = value + 10 WHERE id = $1", [.integer(2)])
+            let handedOver = HandedOver(second)
+            DispatchQueue.global().async {
+                _ = try? handedOver.connection.query("UPDATE counter SET value = value + 10 WHERE id = $1", [.integer(1)])
+                try? handedOver.connection.execute("COMMIT")
+                done.signal()
+            }
+        }
+        var attempts = 0
+        let done = DispatchSemaphore(value: 0)
+        try first.transaction(.write) {
+            attempts += 1
+            try first.execute("SET LOCAL deadlock_timeout = '100ms'")
+            _ = try first.query("UPDATE counter SET value = value + 1 WHERE id = $1", [.integer(1)])
+            if attempts == 1 {
+                try crossLock(done)
+                usleep(300_000)
+            }
+            _ = try first.query("UPDATE counter SET value = value + 1 WHERE id = $1", [.integer(2)])
+        }
+        done.wait()
+        #expect(attempts == 2)
+        #expect(try second.rows("SELECT value FROM counter ORDER BY id") == [[.integer(11)], [.integer(11)]])
 
         var busy: PostgresError?
+        let doneAgain = DispatchSemaphore(value: 0)
         do {
             try first.transaction(.write, retries: 0) {
-                _ = try first.rows("SELECT value FROM counter WHERE id = 1")
-                _ = try second.query("UPDATE counter SET value = 0 WHERE id = $1", [.integer(1)])
-                _ = try first.query("UPDATE counter SET value = 5 WHERE id = $1", [.integer(1)])
+                try first.execute("SET LOCAL deadlock_timeout = '100ms'")
+                _ = try first.query("UPDATE counter SET value = 0 WHERE id = $1", [.integer(1)])
+                try crossLock(doneAgain)
+                usleep(300_000)
+                _ = try first.query("UPDATE counter SET value = 0 WHERE id = $1", [.integer(2)])
             }
         } catch let error as PostgresError {
             busy = error
         }
-        #expect(busy?.sqlState == "40001")
+        doneAgain.wait()
+        #expect(busy?.sqlState == "40P01")
         #expect(busy?.isAborted == true && busy?.isConstraintViolation == false)
-        #expect(try second.rows("SELECT value FROM counter") == [[.integer(0)]])
+        #expect(try second.rows("SELECT value FROM counter ORDER BY id") == [[.integer(21)], [.integer(21)]])
         #expect(!first.isInTransaction)
+    }
+
+    /// A connection handed to another thread while this one waits (never used by both at once).
+    final class HandedOver: @unchecked Sendable {
+        let connection: PostgresConnection
+        init(_ connection: PostgresConnection) { self.connection = connection }
+    }
+
+    /// A read scope's BEGIN travels with its first statement and its COMMIT is not waited for:
+    /// its statements still run in one `REPEATABLE READ READ ONLY` snapshot, and nothing of it
+    /// outlives the scope, whether it returns, throws or ran no statement.
+    @Test func aReadScopeIsOneSnapshotThatEndsWithIt() throws {
+        let database = try PostgresTestDatabase()
+        let reader = try database.connect()
+        let other = try database.connect()
+        try other.execute("CREATE TABLE item (id BIGINT PRIMARY KEY)")
+        let isolation = try reader.readScope {
+            try reader.rows("SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only')")
+        }
+        #expect(isolation == [[.text("repeatable read"), .text("on")]])
+        #expect(!reader.isInTransaction)
+        let (first, second) = try reader.readScope {
+            let first = try reader.rows("SELECT count(*) FROM item")
+            _ = try other.query("INSERT INTO item VALUES ($1)", [.integer(1)])
+            return (first, try reader.rows("SELECT count(*) FROM item"))
+        }
+        #expect(first == [[.integer(0)]] && second == [[.integer(0)]], "the insert committed during the scope is not in its snapshot")
+        #expect(!reader.isInTransaction)
+        #expect(try reader.rows("SELECT count(*) FROM item") == [[.integer(1)]], "the next read sees it")
+        try reader.readScope {}
+        #expect(!reader.isInTransaction)
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try reader.readScope {
+                _ = try reader.rows("SELECT count(*) FROM item")
+                throw Refused()
+            }
+        }
+        #expect(!reader.isInTransaction)
+        #expect(throws: PostgresError.self) { try reader.readScope { _ = try reader.rows("SELECT * FROM missing") } }
+        #expect(!reader.isInTransaction)
+        // A scope inside a write transaction runs in it: it sees the write's own row.
+        try reader.transaction(.write) {
+            _ = try reader.query("INSERT INTO item VALUES ($1)", [.integer(2)])
+            #expect(try reader.readScope { try reader.rows("SELECT count(*) FROM item") } == [[.integer(2)]])
+        }
+        #expect(try other.rows("SELECT count(*) FROM item") == [[.integer(2)]])
     }
 
     /// A write transaction that throws leaves nothing behind.

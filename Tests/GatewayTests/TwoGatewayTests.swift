@@ -127,4 +127,95 @@ import Testing
         #expect(try second.get("Car/$count").text == String(Int(carsBefore)! + 1))
         #expect(try (second.get("Person(2)").d() as? [String: Any])?["firstName"] as? String == "Changed")
     }
+
+    /// Change sets over the same rows, sent at once through both gateways: they wait for
+    /// each other's row locks and all commit. None is answered 5xx (a serialization failure
+    /// that outlived its retries), and each MERGE is applied: the rows end up with one of the
+    /// values sent. Rows are changed in key order, as most clients do, so that no two change
+    /// sets deadlock (a deadlock is retried too, but costs the server's `deadlock_timeout`).
+    @Test func concurrentChangeSetsOverTheSameRowsThroughBothGatewaysAllCommit() throws {
+        let database = try PostgresTestDatabase()
+        let (first, second) = try Self.gateways(database)
+        defer { _ = first.stop(); _ = second.stop() }
+        let stamp = #""\/Date(1577836800000)\/""#
+        // Eight clients, four to each gateway's two workers: four change sets at a time, each
+        // changing the same six rows six times over.
+        let clients = 8, batchesPerClient = 5, rows = 6, rounds = 6
+        let statuses = Statuses()
+        let group = DispatchGroup()
+        for client in 0..<clients {
+            let port = client % 2 == 0 ? first.port : second.port
+            DispatchQueue.global().async(group: group) {
+                for _ in 0..<batchesPerClient {
+                    // Person(1...6) in key order, six times, and one insert.
+                    var operations = (0..<rows * rounds).map { $0 % rows + 1 }.map { key in
+                        BatchTests.Operation(method: "MERGE", uri: "Person(\(key))", body: #"{"lastName":"Client\#(client)"}"#)
+                    }
+                    operations.append(BatchTests.Operation(method: "POST", uri: "Car",
+                                                           body: #"{"make":"Saab","model":"C\#(client)","createStamp":\#(stamp)}"#))
+                    let body = BatchTests.body([operations])
+                    guard let answer = try? Self.send(port: port, "POST", "$batch", body: body,
+                                                      headers: ["Content-Type": "multipart/mixed; boundary=batch_test"]) else {
+                        statuses.append(-1)
+                        continue
+                    }
+                    statuses.append(answer.status)
+                    for line in answer.text.split(separator: "\r\n") where line.hasPrefix("HTTP/1.1 ") {
+                        statuses.append(Int(line.dropFirst(9).prefix(3)) ?? -1)
+                    }
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 120) == .success, "the change sets did not finish within 2 minutes")
+        let answered = statuses.sorted
+        #expect(answered.filter { $0 == 202 }.count == clients * batchesPerClient, "\(answered)")
+        #expect(answered.filter { $0 == 204 }.count == clients * batchesPerClient * rows * rounds, "\(answered)")
+        #expect(answered.filter { $0 == 201 }.count == clients * batchesPerClient, "\(answered)")
+        #expect(answered.allSatisfy { $0 == 201 || $0 == 202 || $0 == 204 }, "\(answered)")
+        for key in 1...rows {
+            let name = try (second.get("Person(\(key))").d() as? [String: Any])?["lastName"] as? String
+            #expect(name?.hasPrefix("Client") == true)
+        }
+    }
+
+    /// A change set that needs a row another writer keeps changing, in short transactions one
+    /// after another: it waits for the row's lock and commits. (At REPEATABLE READ each of its
+    /// attempts found the row changed since its snapshot, and it ran out of retries: 503.)
+    @Test func aChangeSetOverARowAnotherWriterKeepsChangingCommits() throws {
+        let database = try PostgresTestDatabase()
+        let (first, second) = try Self.gateways(database)
+        defer { _ = first.stop(); _ = second.stop() }
+        let locker = PostgresConnectionTests.HandedOver(try database.connect())
+        let stop = Statuses()
+        let lockerDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            // Bounded: at most 10 s, whatever the gateway does.
+            let deadline = Date().addingTimeInterval(10)
+            while stop.sorted.isEmpty && Date() < deadline {
+                try? locker.connection.execute("BEGIN")
+                _ = try? locker.connection.query(#"UPDATE "Person" SET "firstName" = 'Locker' WHERE "personID" = $1"#, [.integer(1)])
+                usleep(30_000)
+                try? locker.connection.execute("COMMIT")
+                usleep(1_000)
+            }
+            lockerDone.signal()
+        }
+        defer {
+            stop.append(1)
+            lockerDone.wait()
+        }
+        usleep(100_000)
+        for (index, gateway) in [first, second, first].enumerated() {
+            // Person(2) first, so that the change set has read (taken its snapshot) before it waits.
+            let body = BatchTests.body([[
+                BatchTests.Operation(method: "MERGE", uri: "Person(2)", body: #"{"lastName":"Set\#(index)"}"#),
+                BatchTests.Operation(method: "MERGE", uri: "Person(1)", body: #"{"lastName":"Set\#(index)"}"#),
+            ]])
+            let answer = try Self.send(gateway, "POST", "$batch", body: body, headers: ["Content-Type": "multipart/mixed; boundary=batch_test"])
+            #expect(answer.status == 202)
+            let inner = answer.text.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }.map { $0.dropFirst(9).prefix(3) }
+            #expect(inner == ["204", "204"], "\(answer.text)")
+            #expect(try (second.get("Person(1)").d() as? [String: Any])?["lastName"] as? String == "Set\(index)")
+        }
+    }
 }

@@ -101,6 +101,12 @@ final class RowFilteredSession: EntityWriting {
         return try admits(type, key: record.keyValues) ? record : nil
     }
 
+    /// Locked as it is now, which another writer may have moved out of the filter meanwhile.
+    func lockedForWrite(_ record: EntityRecord) throws -> EntityRecord? {
+        guard let current = try base.lockedForWrite(record) else { return nil }
+        return try admits(current.type, key: current.keyValues) ? current : nil
+    }
+
     func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord {
         let record = try base.insert(type, columns: columns)
         try requireAdmitted(record)

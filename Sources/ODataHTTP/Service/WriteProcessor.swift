@@ -231,10 +231,12 @@ extension ODataService {
         return persister
     }
 
-    /// The entity a path addresses, or 404.
+    /// The entity a path addresses, as it is now and locked until the write ends, or 404.
     private func existing(_ path: ResourcePath, _ context: WriteContext) throws -> EntityRecord {
-        guard let record = try context.reader.single(path) else { throw notFound(path) }
-        return record
+        guard let record = try context.reader.single(path), let current = try context.writer.lockedForWrite(record) else {
+            throw notFound(path)
+        }
+        return current
     }
 
     /// 204, the answer to updates, deletes and link changes, with the entity's new ETag after an update.

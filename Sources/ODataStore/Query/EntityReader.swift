@@ -104,7 +104,7 @@ public final class EntityReader {
         }
         // Ties are broken by the key, so that the order, and so paging, is stable.
         for key in type.keyProperties {
-            orderTerms.append(dialect.orderTerm(dialect.column(context.rootAlias, key.columnName), descending: false))
+            orderTerms.append(dialect.keyOrderTerm(dialect.column(context.rootAlias, key.columnName)))
         }
 
         var conditions = whereConditions(query, in: &context)
@@ -480,7 +480,7 @@ public final class EntityReader {
                 + context.joins.map { " " + $0 }.joined()
                 + " WHERE " + (single ? dialect.equality(columns: link.targetColumns, alias: alias)
                                       : dialect.keyMembership(columns: link.targetColumns, alias: alias, placeholder: dialect.placeholder(0)))
-                + " ORDER BY " + target.keyProperties.map { dialect.orderTerm(dialect.column(alias, $0.columnName), descending: false) }.joined(separator: ", ")
+                + " ORDER BY " + target.keyProperties.map { dialect.keyOrderTerm(dialect.column(alias, $0.columnName)) }.joined(separator: ", ")
         }())
         expansionKeys[id] = key
         return key

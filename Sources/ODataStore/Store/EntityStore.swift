@@ -89,6 +89,9 @@ public protocol EntityReading: AnyObject {
 public protocol EntityWriting: EntityReading {
     /// The stored row of the entity with these key column values, or nil.
     func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord?
+    /// `record` as it is now, kept from other writers until this unit of writes ends, so that
+    /// what is checked of it (If-Match) still holds when it is changed; nil when it is gone.
+    func lockedForWrite(_ record: EntityRecord) throws -> EntityRecord?
     /// Inserts an entity (nil columns take their default; an identity key is assigned) and
     /// returns it as stored.
     func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord

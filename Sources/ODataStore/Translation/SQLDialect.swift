@@ -24,6 +24,9 @@ public protocol SQLDialect: Sendable {
     func limitClause(limit: String?, offset: String?) -> String
     /// `term ASC` or `term DESC`, with NULL first in ascending order and last in descending.
     func orderTerm(_ term: String, descending: Bool) -> String
+    /// `term ASC` for a key column, which is never NULL: the order of the key's index, so that a
+    /// page in key order reads the index rather than sorting the table.
+    func keyOrderTerm(_ term: String) -> String
 
     /// The condition that `columns` (at `alias`) are one of the key tuples in the list parameter
     /// `placeholder`, whose value `keyList(_:)` makes: `$expand` reads the related entities of a
@@ -84,11 +87,18 @@ public protocol SQLDialect: Sendable {
     /// table, whose text must be the same in every statement); the default is standard SQL with
     /// SQLite's blob form.
     func literal(_ value: SQLValue) -> String
+
+    /// What ends a SELECT to lock the rows it reads until the transaction ends (` FOR UPDATE`),
+    /// where writers run concurrently, so that a write's check of a row (its ETag) and its
+    /// change of it are one step; nil (the default) where writes run one at a time already.
+    var rowLockClause: String? { get }
 }
 
 extension SQLDialect {
     public var deferForeignKeyChecks: String? { nil }
     public var exactDecimal: (any ExactDecimalSQL)? { nil }
+    public var rowLockClause: String? { nil }
+    public func keyOrderTerm(_ term: String) -> String { orderTerm(term, descending: false) }
 
     public func parameter(_ placeholder: String, of type: PrimitiveType?) -> String { placeholder }
 

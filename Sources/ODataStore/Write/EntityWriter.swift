@@ -18,10 +18,12 @@ public struct EntityWriter {
 
     // MARK: Reading back
 
-    /// The stored row of the entity with these key column values, or nil.
-    public func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? {
-        let sql = "SELECT " + type.columnNames.map(dialect.quote).joined(separator: ", ") + " FROM " + dialect.quote(type.tableName)
+    /// The stored row of the entity with these key column values, or nil; `locked` keeps it
+    /// from other writers until the transaction ends, where the dialect has a row lock.
+    public func row(_ type: EntityType, key: [SQLValue], locked: Bool = false) throws -> EntityRecord? {
+        var sql = "SELECT " + type.columnNames.map(dialect.quote).joined(separator: ", ") + " FROM " + dialect.quote(type.tableName)
             + " WHERE " + keyCondition(type)
+        if locked, let lock = dialect.rowLockClause { sql += lock }
         let statement = try connection.statement(sql)
         try statement.bind(key)
         defer { statement.reset() }

@@ -38,6 +38,11 @@ public final class SQLWriteSession: EntityWriting {
     }
 
     public func row(_ type: EntityType, key: [SQLValue]) throws -> EntityRecord? { try writer.row(type, key: key) }
+    public func lockedForWrite(_ record: EntityRecord) throws -> EntityRecord? {
+        // Where writes run one at a time, the record read in this unit cannot change before it ends.
+        guard writer.dialect.rowLockClause != nil else { return record }
+        return try writer.row(record.type, key: record.keyColumnValues, locked: true)
+    }
     public func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord { try writer.insert(type, columns: columns) }
     public func update(_ record: EntityRecord, changes: [Int: SQLValue]) throws -> EntityRecord { try writer.update(record, changes: changes) }
     public func delete(_ record: EntityRecord) throws { try writer.delete(record) }
