@@ -115,7 +115,10 @@ import Testing
         let first = try database.connect()
         let second = try database.connect()
         try first.execute("CREATE TABLE counter (id BIGINT PRIMARY KEY, value BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0), (2, 0)")
-        /// `second` holds row 2, then (on another thread) waits for row 1, which `first` holds.
+        let observer = try database.connect()
+        let secondProcess = try #require(try second.rows("SELECT pg_backend_pid()").first?.first)
+        /// `second` holds row 2, then (on another thread) waits for row 1, which `first` holds;
+        /// returns once the server shows it waiting, however slowly that thread gets there.
         func crossLock(_ done: DispatchSemaphore) throws {
             try second.execute("BEGIN; SET LOCAL deadlock_timeout = '10s'")
             _ = try second.query("UPDATE counter SET value = value + 10 WHERE id = $1", [.integer(2)])
@@ -125,6 +128,11 @@ import Testing
                 try? handedOver.connection.execute("COMMIT")
                 done.signal()
             }
+            let limit = Date().addingTimeInterval(30)
+            while try observer.rows("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid = $1", [secondProcess]) == [[.integer(0)]],
+                  Date() < limit {
+                usleep(10_000)
+            }
         }
         var attempts = 0
         let done = DispatchSemaphore(value: 0)
@@ -132,10 +140,7 @@ import Testing
             attempts += 1
             try first.execute("SET LOCAL deadlock_timeout = '100ms'")
             _ = try first.query("UPDATE counter SET value = value + 1 WHERE id = $1", [.integer(1)])
-            if attempts == 1 {
-                try crossLock(done)
-                usleep(300_000)
-            }
+            if attempts == 1 { try crossLock(done) }
             _ = try first.query("UPDATE counter SET value = value + 1 WHERE id = $1", [.integer(2)])
         }
         done.wait()
@@ -149,7 +154,6 @@ import Testing
                 try first.execute("SET LOCAL deadlock_timeout = '100ms'")
                 _ = try first.query("UPDATE counter SET value = 0 WHERE id = $1", [.integer(1)])
                 try crossLock(doneAgain)
-                usleep(300_000)
                 _ = try first.query("UPDATE counter SET value = 0 WHERE id = $1", [.integer(2)])
             }
         } catch let error as PostgresError {
