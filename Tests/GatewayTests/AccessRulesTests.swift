@@ -59,6 +59,13 @@ import Testing
 
     // MARK: Keys
 
+    /// One key in 64 would start with `-` and read as an option on a command line.
+    @Test func noKeyStartsWithADash() {
+        let keys = (0..<2_000).map { _ in APIKey.generate() }
+        #expect(keys.allSatisfy { $0.count == 43 && $0.first != "-" })
+        #expect(Set(keys).count == keys.count)
+    }
+
     @Test func theFileKeepsOnlySaltedHashes() throws {
         let text = try String(contentsOfFile: gateway.accessFilePath, encoding: .utf8)
         for key in keys.values { #expect(!text.contains(key)) }
