@@ -26,10 +26,7 @@ public struct PostgresDialect: SQLDialect {
             }
             return escaped + "'"
         case .blob(let bytes):
-            return "E'\\\\x" + bytes.map { byte in
-                let hex = String(byte, radix: 16)
-                return hex.count == 1 ? "0" + hex : hex
-            }.joined() + "'::bytea"
+            return "E'\\\\x" + Self.hexDigits(bytes) + "'::bytea"
         default:
             return standardLiteral(value)
         }
@@ -99,10 +96,7 @@ public struct PostgresDialect: SQLDialect {
             }
             return quoted + "\""
         case .blob(let bytes):
-            return "\"\\\\x" + bytes.map { byte in
-                let hex = String(byte, radix: 16)
-                return hex.count == 1 ? "0" + hex : hex
-            }.joined() + "\""
+            return "\"\\\\x" + Self.hexDigits(bytes) + "\""
         }
     }
 
@@ -336,5 +330,15 @@ public struct PostgresDialect: SQLDialect {
         case .string, .guid: return "TEXT COLLATE \"C\""
         case .binary: return "BYTEA"
         }
+    }
+}
+
+extension PostgresDialect {
+    /// Two lowercase hex digits per byte, as bytea's hex form writes them.
+    static func hexDigits(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined()
     }
 }

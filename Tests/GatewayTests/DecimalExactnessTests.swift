@@ -54,10 +54,7 @@ import Testing
             } else {
                 let quotient = Self.rounded(x / y, scale: 28)
                 #expect(decimal(row[3]) == quotient, "\(a) div \(b)")
-                var whole = x / y, truncated = Decimal()
-                whole = whole < 0 ? -whole : whole
-                NSDecimalRound(&truncated, &whole, 0, .down)
-                #expect(decimal(row[7]) == x - y * (x / y < 0 ? -truncated : truncated), "\(a) mod \(b)")
+                #expect(decimal(row[7]) == Self.remainder(x, y), "\(a) mod \(b)")
             }
             #expect(row[4] == .integer(x < y ? 1 : 0), "\(a) lt \(b)")
             #expect(row[5] == .integer(x == y ? 1 : 0), "\(a) eq \(b)")
@@ -70,6 +67,14 @@ import Testing
             }
         }
         #expect(try database.rows("SELECT edm_dec_sum(x) FROM (SELECT 1 AS x) WHERE x = 2")[0][0] == .null, "no rows, no sum")
+    }
+
+    /// `x mod y` as OData's `mod` takes it: the remainder of the quotient truncated toward zero.
+    static func remainder(_ x: Decimal, _ y: Decimal) -> Decimal {
+        var whole = x / y, truncated = Decimal()
+        whole = whole < 0 ? -whole : whole
+        NSDecimalRound(&truncated, &whole, 0, .down)
+        return x - y * (x / y < 0 ? -truncated : truncated)
     }
 
     /// PostgreSQL's decimal SQL (`PostgresDialect.exactDecimal`) on random values: the same
@@ -111,10 +116,7 @@ import Testing
                 // and rounded to 28 (half away from zero), which the dialect's must equal.
                 #expect(row[3] == row[10], "\(a) div \(b)")
                 #expect(decimal(row[3]).map { Self.rounded($0, scale: 20) } == Self.rounded(x / y, scale: 20), "\(a) div \(b)")
-                var whole = x / y, truncated = Decimal()
-                whole = whole < 0 ? -whole : whole
-                NSDecimalRound(&truncated, &whole, 0, .down)
-                #expect(decimal(row[7]) == x - y * (x / y < 0 ? -truncated : truncated), "\(a) mod \(b)")
+                #expect(decimal(row[7]) == Self.remainder(x, y), "\(a) mod \(b)")
             }
             #expect(row[4] == .integer(x < y ? 1 : 0), "\(a) lt \(b)")
             #expect(row[5] == .integer(x == y ? 1 : 0), "\(a) eq \(b)")
