@@ -10,10 +10,11 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     public let keyProperties: [Property]
     public let concurrencyProperties: [Property]
     /// Foreign-key columns that are not properties, after the properties in column order.
+    public let hiddenColumns: [HiddenColumn]
+    /// Number of stored columns: properties, then hidden foreign-key columns. Read for every
+    /// entity written (its ETag's digest), so stored: a `let` costs no exclusivity check.
+    public let columnCount: Int
     // The `var`s of the model are set while `ModelLoader` links it and only read afterwards.
-    // `columnCount` reads this one for every entity written (its ETag's digest), with the
-    // runtime's exclusivity check: about 75 instructions a call (callgrind).
-    public internal(set) var hiddenColumns: [HiddenColumn] = []
     public internal(set) var navigationProperties: [NavigationProperty] = []
     /// Its position in `EntityModel.entityTypes`: what is kept per type can sit in an array
     /// and be found without hashing. A `let`: another module's read of a `var` calls the runtime's
@@ -27,13 +28,15 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     private let propertiesByName: [String: Property]
     internal var navigationByName: [String: NavigationProperty] = [:]
 
-    init(name: String, namespace: String, tableName: String, properties: [Property], index: Int) {
+    init(name: String, namespace: String, tableName: String, properties: [Property], hiddenColumns: [HiddenColumn], index: Int) {
         self.index = index
         self.name = name
         self.namespace = namespace
         self.qualifiedName = namespace + "." + name
         self.tableName = tableName
         self.properties = properties
+        self.hiddenColumns = hiddenColumns
+        columnCount = properties.count + hiddenColumns.count
         self.keyProperties = properties.filter(\.isKey)
         self.concurrencyProperties = properties.filter(\.isConcurrencyToken)
         var byName: [String: Property] = [:]
@@ -42,9 +45,6 @@ public final class EntityType: @unchecked Sendable, CustomStringConvertible {
     }
 
     public var description: String { qualifiedName }
-
-    /// Number of stored columns: properties, then hidden foreign-key columns.
-    public var columnCount: Int { properties.count + hiddenColumns.count }
 
     /// Column names in stored-column order.
     public var columnNames: [String] { properties.map(\.columnName) + hiddenColumns.map(\.name) }

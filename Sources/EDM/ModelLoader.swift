@@ -31,36 +31,56 @@ public enum ModelLoader {
             return name
         }
 
-        // Entity types and their properties.
-        var types: [EntityType] = []
-        var typesByName: [String: EntityType] = [:]
+        // Entity types' properties. A type is built once its hidden foreign-key columns are
+        // known too, so that every part of it is a `let`: the associations below say which.
+        var drafts: [EntityTypeDraft] = []
+        var draftsByName: [String: EntityTypeDraft] = [:]
         var csdlTypes: [String: CSDLEntityType] = [:]
         for schema in document.schemas {
             for csdl in schema.entityTypes {
                 guard csdl.baseType == nil else {
                     throw ModelError("EntityType \(csdl.name): type inheritance (BaseType) is not supported")
                 }
-                let type = try makeEntityType(csdl, namespace: schema.namespace, index: types.count)
-                if typesByName[type.qualifiedName] != nil { throw ModelError("EntityType \(type.qualifiedName) is declared twice") }
-                types.append(type)
-                typesByName[type.qualifiedName] = type
-                csdlTypes[type.qualifiedName] = csdl
+                let draft = try makeEntityTypeDraft(csdl, namespace: schema.namespace)
+                if draftsByName[draft.qualifiedName] != nil { throw ModelError("EntityType \(draft.qualifiedName) is declared twice") }
+                drafts.append(draft)
+                draftsByName[draft.qualifiedName] = draft
+                csdlTypes[draft.qualifiedName] = csdl
             }
         }
 
         // Associations, with the side that holds the foreign key.
         var associationSetNames: [String: String] = [:]
         for set in container.associationSets { associationSetNames[qualify(set.association)] = set.name }
-        var associations: [Association] = []
-        var associationsByName: [String: Association] = [:]
+        var associationDrafts: [AssociationDraft] = []
+        var hiddenColumns: [String: [HiddenColumn]] = [:]
         for schema in document.schemas {
             for csdl in schema.associations {
                 let qualifiedName = schema.namespace + "." + csdl.name
-                let association = try makeAssociation(csdl, qualifiedName: qualifiedName, types: typesByName, qualify: qualify,
-                                                      setName: associationSetNames[qualifiedName] ?? csdl.name)
-                associations.append(association)
-                associationsByName[qualifiedName] = association
+                associationDrafts.append(try makeAssociation(csdl, qualifiedName: qualifiedName, types: draftsByName,
+                                                             hiddenColumns: &hiddenColumns, qualify: qualify,
+                                                             setName: associationSetNames[qualifiedName] ?? csdl.name))
             }
+        }
+
+        var types: [EntityType] = []
+        var typesByName: [String: EntityType] = [:]
+        for draft in drafts {
+            let type = EntityType(name: draft.name, namespace: draft.namespace, tableName: draft.table, properties: draft.properties,
+                                  hiddenColumns: hiddenColumns[draft.qualifiedName] ?? [], index: types.count)
+            types.append(type)
+            typesByName[type.qualifiedName] = type
+        }
+        var associations: [Association] = []
+        var associationsByName: [String: Association] = [:]
+        for draft in associationDrafts {
+            let association = Association(name: draft.name, qualifiedName: draft.qualifiedName, principalRole: draft.principalRole,
+                                          dependentRole: draft.dependentRole, principal: typesByName[draft.principal]!,
+                                          dependent: typesByName[draft.dependent]!, principalMultiplicity: draft.principalMultiplicity,
+                                          dependentMultiplicity: draft.dependentMultiplicity, foreignKey: draft.foreignKey,
+                                          associationSetName: draft.associationSetName)
+            associations.append(association)
+            associationsByName[association.qualifiedName] = association
         }
 
         // Navigation properties.
@@ -125,7 +145,7 @@ public enum ModelLoader {
                            entityTypes: types, entitySets: sets, associations: associations, functionImports: functionImports)
     }
 
-    private static func makeEntityType(_ csdl: CSDLEntityType, namespace: String, index: Int) throws -> EntityType {
+    private static func makeEntityTypeDraft(_ csdl: CSDLEntityType, namespace: String) throws -> EntityTypeDraft {
         guard !csdl.key.isEmpty else { throw ModelError("EntityType \(csdl.name) has no Key") }
         var properties: [Property] = []
         var seen = Set<String>()
@@ -167,11 +187,14 @@ public enum ModelLoader {
             throw ModelError("EntityType \(csdl.name): key property \(key) is not declared")
         }
         let table = csdl.annotations.value(namespace: StorageAnnotations.namespace, name: StorageAnnotations.table) ?? csdl.name
-        return EntityType(name: csdl.name, namespace: namespace, tableName: table, properties: properties, index: index)
+        return EntityTypeDraft(name: csdl.name, namespace: namespace, table: table, properties: properties)
     }
 
-    private static func makeAssociation(_ csdl: CSDLAssociation, qualifiedName: String, types: [String: EntityType],
-                                        qualify: (String) -> String, setName: String) throws -> Association {
+    /// The association's ends and foreign key; foreign-key columns that are not properties of
+    /// the dependent are added to its `hiddenColumns`.
+    private static func makeAssociation(_ csdl: CSDLAssociation, qualifiedName: String, types: [String: EntityTypeDraft],
+                                        hiddenColumns: inout [String: [HiddenColumn]],
+                                        qualify: (String) -> String, setName: String) throws -> AssociationDraft {
         let where_ = "Association \(csdl.name)"
         guard csdl.ends.count == 2 else { throw ModelError("\(where_) must have exactly two ends") }
         guard let typeA = types[qualify(csdl.ends[0].type)], let typeB = types[qualify(csdl.ends[1].type)] else {
@@ -236,12 +259,12 @@ public enum ModelLoader {
                 if let property = dependent.properties.first(where: { $0.columnName == name }) {
                     columns.append(name)
                     indexes.append(property.columnIndex)
-                } else if let hidden = dependent.hiddenColumns.first(where: { $0.name == name }) {
+                } else if let hidden = hiddenColumns[dependent.qualifiedName, default: []].first(where: { $0.name == name }) {
                     columns.append(name)
                     indexes.append(hidden.columnIndex)
                 } else {
-                    let index = dependent.columnCount
-                    dependent.hiddenColumns.append(HiddenColumn(name: name, type: keyProperty.type, columnIndex: index))
+                    let index = dependent.properties.count + hiddenColumns[dependent.qualifiedName, default: []].count
+                    hiddenColumns[dependent.qualifiedName, default: []].append(HiddenColumn(name: name, type: keyProperty.type, columnIndex: index))
                     columns.append(name)
                     indexes.append(index)
                 }
@@ -250,9 +273,38 @@ public enum ModelLoader {
         let foreignKey = ForeignKey(associationName: csdl.name, columns: columns, columnIndexes: indexes,
                                     isOptional: principalEnd.multiplicity == "0..1",
                                     cascadesOnDelete: principalEnd.onDelete == "Cascade")
-        return Association(name: csdl.name, qualifiedName: qualifiedName, principalRole: principalEnd.role,
-                           dependentRole: dependentEnd.role, principal: principal, dependent: dependent,
+        return AssociationDraft(name: csdl.name, qualifiedName: qualifiedName, principalRole: principalEnd.role,
+                           dependentRole: dependentEnd.role, principal: principal.qualifiedName, dependent: dependent.qualifiedName,
                            principalMultiplicity: principalEnd.multiplicity, dependentMultiplicity: dependentEnd.multiplicity,
                            foreignKey: foreignKey, associationSetName: setName)
     }
+}
+
+/// An entity type's declared part, until the associations have said which foreign-key columns
+/// it holds besides its properties.
+private struct EntityTypeDraft {
+    let name: String
+    let namespace: String
+    let table: String
+    let properties: [Property]
+
+    var qualifiedName: String { namespace + "." + name }
+    var keyProperties: [Property] { properties.filter(\.isKey) }
+
+    func property(named name: String) -> Property? { properties.first { $0.name == name } }
+}
+
+/// An association as `Association` holds it, with its two types by qualified name until the
+/// types are built.
+private struct AssociationDraft {
+    let name: String
+    let qualifiedName: String
+    let principalRole: String
+    let dependentRole: String
+    let principal: String
+    let dependent: String
+    let principalMultiplicity: String
+    let dependentMultiplicity: String
+    let foreignKey: ForeignKey
+    let associationSetName: String
 }
