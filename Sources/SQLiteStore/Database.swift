@@ -20,14 +20,16 @@ public final class Database: SQLConnection {
     /// Bounded so that a stream of distinct statements cannot grow memory without end.
     private let statementCacheLimit = 256
     /// Called with the SQL of every statement execution: for logs and for tests that count
-    /// statements or check query plans. Nil by default.
-    public var trace: ((String) -> Void)?
+    /// statements or check query plans. Nil by default. A `let`, read on every execution: a
+    /// `var` of a class costs a runtime exclusivity check each time.
+    public let trace: ((String) -> Void)?
     /// The SQL this connection speaks.
     public let dialect: any SQLDialect = SQLiteDialect()
     /// The only owner of this connection's read transactions (see `ReadScope`).
     private lazy var readTransactions = ReadScope(database: self)
 
-    public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+    public init(path: String, readOnly: Bool = false, trace: ((String) -> Void)? = nil) throws(SQLiteError) {
+        self.trace = trace
         _ = processWideConfiguration
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX

@@ -12,10 +12,12 @@ import Testing
     let gateway: TestGateway
     let database: Database
     let parser: UriParser
+    /// The SQL of every statement `database` executed.
+    private let executed = StatementLog()
 
     init() throws {
         gateway = try TestGateway()
-        database = try gateway.openDatabase()
+        database = try gateway.openDatabase(trace: { [executed] in executed.statements.append($0) })
         parser = UriParser(model: gateway.model)
     }
 
@@ -30,11 +32,9 @@ import Testing
 
     /// Runs `body` and returns the SQL of every statement it executed.
     private func statements(_ body: () throws -> Void) rethrows -> [String] {
-        var executed: [String] = []
-        database.trace = { executed.append($0) }
-        defer { database.trace = nil }
+        let start = executed.statements.count
         try body()
-        return executed
+        return Array(executed.statements[start...])
     }
 
     @Test func expandRunsOneStatementPerLevelWhateverTheRowCount() throws {
@@ -194,4 +194,8 @@ import Testing
             #expect(scans.isEmpty, "\(target): \(statement) -> \(steps)")
         }
     }
+}
+
+private final class StatementLog {
+    var statements: [String] = []
 }

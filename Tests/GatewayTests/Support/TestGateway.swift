@@ -130,5 +130,5 @@ final class TestGateway: @unchecked Sendable {
     }
 
     /// A separate connection to the same database file, for checking what the gateway wrote.
-    func openDatabase() throws -> Database { try Database(path: databasePath) }
+    func openDatabase(trace: ((String) -> Void)? = nil) throws -> Database { try Database(path: databasePath, trace: trace) }
 }
