@@ -209,10 +209,11 @@ public struct VerboseJSONSerializer {
                     if version == .v2 { json.raw("{\"results\":") }
                     json.raw("[")
                     let start = json.count
+                    let childSelect = select?.child(nav.name)
                     // Read as written: a failure to read is thrown here, and the document dropped.
                     try related.forEach { row in
                         if json.count > start { json.raw(",") }
-                        try entity(row, select: select?.child(nav.name), into: &json)
+                        try entity(row, select: childSelect, into: &json)
                     }
                     json.raw("]")
                     if version == .v2 { json.raw("}") }

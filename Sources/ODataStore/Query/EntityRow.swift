@@ -39,24 +39,14 @@ public struct EntityRow: EntityColumns {
     public func children(for navigation: NavigationProperty) -> RelatedEntities? {
         if let expansions, let related = expansions.entities(along: navigation, from: self) { return related }
         guard let join = joined?.join(for: navigation) else { return nil }
-        let target = navigation.target
-        let found = target.keyProperties.allSatisfy { key in
-            if case .null = columns[join.offset + key.columnIndex] { return false }
-            return true
-        }
-        return .single(found ? EntityRow(type: target, columns: columns, offset: join.offset, joined: join.nested) : nil)
+        return .single(join.found(in: columns)
+            ? EntityRow(type: navigation.target, columns: columns, offset: join.offset, joined: join.nested) : nil)
     }
 
     /// This entity and those joined to it that the row found: what a response writes of it.
-    public var entityCount: Int {
-        guard let joins = joined?.joins, !joins.isEmpty else { return 1 }
-        var count = 1
-        for join in joins {
-            guard case .single(let related?)? = children(for: join.navigation) else { continue }
-            count += related.entityCount
-        }
-        return count
-    }
+    /// Counted for every row against the response's entity budget, so without building a
+    /// row for each join.
+    public var entityCount: Int { joined?.entityCount(in: columns) ?? 1 }
 
     /// The stored value of the column at `index`, owned.
     func value(at index: Int) -> SQLValue { columns[offset + index].value }

@@ -11,6 +11,24 @@ public final class JoinedExpansions {
         /// The position of the related entity's first stored column in the row.
         let offset: Int
         let nested: JoinedExpansions
+        /// Where the related entity's key columns sit in the row.
+        let keyColumns: [Int]
+
+        init(navigation: NavigationProperty, offset: Int, nested: JoinedExpansions) {
+            self.navigation = navigation
+            self.offset = offset
+            self.nested = nested
+            keyColumns = navigation.target.keyProperties.map { offset + $0.columnIndex }
+        }
+
+        /// Whether the join found its entity: its key, never null in a stored row, is null
+        /// when the LEFT JOIN matched nothing.
+        func found(in columns: LentRow) -> Bool {
+            for column in keyColumns {
+                if case .null = columns[column] { return false }
+            }
+            return true
+        }
     }
 
     /// A `let`: read for every navigation property of every row written, where a `var` of a
@@ -67,6 +85,15 @@ public final class JoinedExpansions {
         joins.map { join in
             join.nested.joins.isEmpty ? join.navigation.name : join.navigation.name + "(" + join.nested.signature + ")"
         }.joined(separator: ",")
+    }
+
+    /// One entity and those of these joins (and theirs) that `columns` found.
+    func entityCount(in columns: LentRow) -> Int {
+        var count = 1
+        for join in joins where join.found(in: columns) {
+            count += join.nested.entityCount(in: columns)
+        }
+        return count
     }
 
     func join(for navigation: NavigationProperty) -> Join? {
