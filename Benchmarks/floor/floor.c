@@ -1,11 +1,11 @@
 // The floor for three of the gateway's reads: what libmicrohttpd and SQLite alone cost for
 // GET .../Person(n), GET .../Person?$top=N and the blog's GET
 // .../Person(n)?$expand=PersonCar,PersonCar/Car, with no gateway in between. It answers them
-// the way the gateway does (prepared statements on a per-thread connection, a WAL read lock
-// held process-wide, its read transaction held between requests, the same SQL, the same verbose
-// JSON with its ETags, the same response headers) and nothing else: any other URI is a 404. The
-// benchmark runs it beside the ceiling: the ceiling is what libmicrohttpd manages with a fixed
-// body, this is what any server must add to reach the data; the gateway's own cost is the rest.
+// the way the gateway does (prepared statements on a per-thread connection, each request's reads
+// in one read transaction, the same SQL, the same verbose JSON with its ETags, the same response
+// headers) and nothing else: any other URI is a 404. The benchmark runs it beside the ceiling:
+// the ceiling is what libmicrohttpd manages with a fixed body, this is what any server must add
+// to reach the data; the gateway's own cost is the rest.
 //
 // Build: cc -O2 -o floor floor.c $(pkg-config --cflags --libs libmicrohttpd sqlite3)
 // Run:   floor --db PATH [--port N] [--threads N] [--host 127.0.0.1]
