@@ -57,7 +57,7 @@ final class RowFilteredSession: EntityWriting {
         }
     }
 
-    func readScope<T>(_ body: () throws -> T) throws -> T { try base.readScope(body) }
+    func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T { try base.readScope(shape, body) }
 
     func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget,
                     _ body: (EntityRow) throws -> Void) throws -> Bool {

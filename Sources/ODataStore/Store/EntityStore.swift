@@ -50,7 +50,9 @@ public struct WriteStatistics: Sendable, Equatable {
 public protocol EntityReading: AnyObject {
     /// Runs `body`'s reads in one consistent snapshot of the database, released when it
     /// returns (`ReadScope` on SQLite); inside a write, its reads see the write's changes.
-    func readScope<T>(_ body: () throws -> T) throws -> T
+    /// `shape` says whether the scope runs at most one statement (`SQLConnection.readScope`):
+    /// then `body` may be run twice, and must have no effect beyond its result.
+    func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T
 
     /// Lends the first entity the path addresses to `body`, expanding `nodes` (collections
     /// whose own expansions can be joined; `ExpansionStream.canStream`) as the response

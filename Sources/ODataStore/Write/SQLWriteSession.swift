@@ -12,7 +12,7 @@ public final class SQLWriteSession: EntityWriting {
         writer = EntityWriter(connection: connection, model: model)
     }
 
-    public func readScope<T>(_ body: () throws -> T) throws -> T { try body() }
+    public func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T { try body() }
 
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget,
                     _ body: (EntityRow) throws -> Void) throws -> Bool {
