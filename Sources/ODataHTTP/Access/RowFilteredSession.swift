@@ -107,6 +107,9 @@ final class RowFilteredSession: EntityWriting {
         return try admits(current.type, key: current.keyValues) ? current : nil
     }
 
+    /// A lock reveals nothing of the row, inside the filter or not.
+    func lockForWrite(_ type: EntityType, key: [SQLValue]) throws { try base.lockForWrite(type, key: key) }
+
     func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord {
         let record = try base.insert(type, columns: columns)
         try requireAdmitted(record)

@@ -94,6 +94,11 @@ public protocol EntityWriting: EntityReading {
     /// `record` as it is now, kept from other writers until this unit of writes ends, so that
     /// what is checked of it (If-Match) still holds when it is changed; nil when it is gone.
     func lockedForWrite(_ record: EntityRecord) throws -> EntityRecord?
+    /// Keeps the entity of `type` with these key column values, if it exists, from other
+    /// writers until this unit of writes ends; nothing where writes run one at a time. A unit
+    /// that locks everything it will change this way first, in one order, cannot deadlock over
+    /// those rows with another that does the same.
+    func lockForWrite(_ type: EntityType, key: [SQLValue]) throws
     /// Inserts an entity (nil columns take their default; an identity key is assigned) and
     /// returns it as stored.
     func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord

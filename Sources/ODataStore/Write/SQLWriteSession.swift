@@ -43,6 +43,10 @@ public final class SQLWriteSession: EntityWriting {
         guard writer.dialect.rowLockClause != nil else { return record }
         return try writer.row(record.type, key: record.keyColumnValues, locked: true)
     }
+    public func lockForWrite(_ type: EntityType, key: [SQLValue]) throws {
+        guard writer.dialect.rowLockClause != nil else { return }
+        _ = try writer.row(type, key: key, locked: true)
+    }
     public func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord { try writer.insert(type, columns: columns) }
     public func update(_ record: EntityRecord, changes: [Int: SQLValue]) throws -> EntityRecord { try writer.update(record, changes: changes) }
     public func delete(_ record: EntityRecord) throws { try writer.delete(record) }
