@@ -120,7 +120,7 @@ import Testing
 
     /// Every shape on a gateway on PostgreSQL: the single-statement ones are read without a
     /// transaction, and none runs a second statement in such a scope. The pages reached by
-    /// `$skiptoken` (the server page size is 25) too.
+    /// `$skiptoken` (the server page size is 25) and a `$batch`'s queries too.
     @Test func noRequestShapeRunsASecondStatementInASingleStatementScope() throws {
         let gateway = try TestGateway(engine: .postgresql) { $0.defaultPageSize = 25 }
         let tally = try #require(gateway.postgresStore?.readScopeTally)
@@ -148,6 +148,17 @@ import Testing
             }
             #expect(pages > 1, "\(first) has a next page")
         }
+
+        // A $batch's queries, each read in a scope of its own.
+        let (single, overrun) = (tally.singleStatementScopes, tally.overrunScopes)
+        let batch = BatchTests.body([BatchTests.Operation(method: "GET", uri: "Person(2)"),
+                                     BatchTests.Operation(method: "GET", uri: "Person(1)/PersonCar"),
+                                     BatchTests.Operation(method: "GET", uri: "Person?$top=2&$select=lastName")])
+        let answer = try gateway.request("POST", "$batch", headers: ["Content-Type": "multipart/mixed; boundary=batch_test"],
+                                         body: Array(batch.utf8))
+        #expect(answer.status == 202)
+        #expect(answer.text.components(separatedBy: "HTTP/1.1 200").count - 1 == 3, "\(answer.text.prefix(600))")
+        #expect(tally.overrunScopes == overrun && tally.singleStatementScopes == single + 2)
         #expect(tally.overrunScopes == 0, "last: \(tally.lastOverrunSQL ?? "")")
     }
 }
