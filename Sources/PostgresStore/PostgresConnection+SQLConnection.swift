@@ -13,8 +13,30 @@ extension PostgresConnection: SQLConnection {
     /// transaction (a write's own reads), `body` runs in it. The BEGIN travels with the first
     /// statement and the COMMIT is not waited for, so a read of one statement costs one round
     /// trip, as it would without a transaction, and a read of several still sees one snapshot.
-    public func readScope<T>(_ body: () throws -> T) throws -> T {
-        if isInTransaction { return try body() }
+    ///
+    /// A scope of one statement (`.singleStatement`) runs it without BEGIN and COMMIT: one
+    /// statement is its own snapshot, and the server then runs one statement, not three. Should
+    /// `body` run a second statement all the same, that statement is refused before it is sent
+    /// (it would see another snapshot), the misprediction is counted (`readScopeTally`) and
+    /// `body` runs again in a snapshot transaction: the answer stays right, and tests, which
+    /// require the count to stay zero, find the read that mispredicted.
+    public func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T {
+        if isInTransaction || loneStatementRead != .none { return try body() }
+        if shape == .singleStatement {
+            readScopeTally.countSingleStatementScope()
+            loneStatementRead = .waiting
+            let outcome = Result { try body() }
+            // Checked whatever `body` did with the refusal: it may have caught it.
+            let overran = loneStatementRead == .overran
+            loneStatementRead = .none
+            guard overran else { return try outcome.get() }
+            readScopeTally.countOverrun(secondStatement: overrunSQL)
+            overrunSQL = nil
+        }
+        return try snapshotTransaction(body)
+    }
+
+    private func snapshotTransaction<T>(_ body: () throws -> T) throws -> T {
         beginWithNextStatement(PostgresTransactionMode.readSnapshot.begin)
         let result: T
         do {

@@ -11,7 +11,9 @@ public enum PostgresTransactionMode: Sendable {
     /// ETag) and its change are one atomic step: a second writer of the same row waits for the
     /// first to end and then sees its change (a 412), instead of failing to serialize (40001)
     /// as under `REPEATABLE READ`, where change sets touching several rows under load used up
-    /// their retries. Deadlocks (40P01, rows locked in opposite orders) are still retried.
+    /// their retries. A `$batch` change set locks the rows it addresses by key in one order
+    /// before its first operation (`EntityWriting.lockForWrite`), so change sets do not deadlock
+    /// over those; deadlocks that remain (40P01) are retried.
     case write
 
     var begin: String {

@@ -25,6 +25,12 @@ public final class PostgresConnection {
     private var deferredBegin: String?
     /// A COMMIT sent whose answer is read before the connection's next use (`commitWithoutWaiting`).
     private var commitInFlight = false
+    /// Where a read scope run without a transaction (`readScope(.singleStatement, …)`) stands.
+    var loneStatementRead = LoneStatementRead.none
+    /// The second statement of a single-statement scope, refused (`loneStatementRead`).
+    var overrunSQL: String?
+    /// How this connection's read scopes ran; a store's reader connections share one.
+    public var readScopeTally = ReadScopeTally()
     /// Past this many prepared statements the connection forgets them all (`DEALLOCATE ALL`):
     /// statement shapes come from requests, and the server keeps each one's plan.
     public static let preparedStatementLimit = 512
@@ -153,6 +159,15 @@ public final class PostgresConnection {
             if case .text(let text) = parameter, text.utf8.contains(0) {
                 throw PostgresError(sqlState: "22021", message: "text holds U+0000 (NUL), which PostgreSQL cannot store", sql: sql)
             }
+        }
+        if loneStatementRead != .none {
+            // Outside a transaction, a second statement would read another snapshot.
+            guard loneStatementRead == .waiting else {
+                loneStatementRead = .overran
+                overrunSQL = sql
+                throw PostgresError(kind: .readScopeOverrun, sqlState: nil, message: "a single-statement read scope ran a second statement", sql: sql)
+            }
+            loneStatementRead = .ran
         }
         let connection = try live()
         let name = try statementName(sql, connection)

@@ -8,6 +8,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         case connectionFailure
         /// The server reported an error with a SQLSTATE.
         case server
+        /// A read scope declared to run one statement (`ReadScopeShape.singleStatement`) was
+        /// about to run a second; the scope runs again in a transaction and never reports it.
+        case readScopeOverrun
     }
 
     public let kind: Kind

@@ -4,7 +4,8 @@ import ODataStore
 
 /// The PostgreSQL implementation of `EntityStore`: one database that any number of gateway
 /// processes serve at once. Each worker thread reads through its own connection
-/// (`openReader`), every read request in one `REPEATABLE READ READ ONLY` snapshot; each write
+/// (`openReader`), every read request in one `REPEATABLE READ READ ONLY` snapshot (a read of
+/// one statement needs no transaction for that, and runs without one); each write
 /// (a request, or a `$batch` change set) is one `READ COMMITTED` transaction on a connection
 /// taken from this process's pool, which locks each entity it checks before changing it (so
 /// that an If-Match check and its update are one atomic step), is run again when it deadlocks
@@ -27,8 +28,13 @@ public final class PostgresStore: EntityStore, @unchecked Sendable {
         idleWriters.append(first)
     }
 
+    /// How the read scopes of every reader connection ran (`PostgresConnection.readScope`).
+    public let readScopeTally = ReadScopeTally()
+
     public func openReader() throws -> any EntityReading {
-        EntityReader(connection: try PostgresConnection(url: url))
+        let connection = try PostgresConnection(url: url)
+        connection.readScopeTally = readScopeTally
+        return EntityReader(connection: connection)
     }
 
     public func write<T>(model: EntityModel, _ body: (any EntityWriting) throws -> T) throws -> (T, PendingCommit) {

@@ -179,7 +179,9 @@ public final class Database: SQLConnection {
     /// Whether no transaction is open: SQLite rolls one back by itself after some errors.
     public var isInAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
-    public func readScope<T>(_ body: () throws -> T) throws -> T {
+    /// Every read scope a transaction, whatever its shape: SQLite's BEGIN and COMMIT are
+    /// steps of cached statements in this process, not round trips to a server.
+    public func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T {
         try readTransactions.run(body)
     }
 

@@ -57,7 +57,7 @@ final class RowFilteredSession: EntityWriting {
         }
     }
 
-    func readScope<T>(_ body: () throws -> T) throws -> T { try base.readScope(body) }
+    func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T { try base.readScope(shape, body) }
 
     func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget,
                     _ body: (EntityRow) throws -> Void) throws -> Bool {
@@ -106,6 +106,9 @@ final class RowFilteredSession: EntityWriting {
         guard let current = try base.lockedForWrite(record) else { return nil }
         return try admits(current.type, key: current.keyValues) ? current : nil
     }
+
+    /// A lock reveals nothing of the row, inside the filter or not.
+    func lockForWrite(_ type: EntityType, key: [SQLValue]) throws { try base.lockForWrite(type, key: key) }
 
     func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord {
         let record = try base.insert(type, columns: columns)

@@ -78,6 +78,7 @@ extension ODataService {
         do {
             let (responses, commit) = try store.write(model: model) { unrestricted throws -> [BatchOperationResponse] in
                 let session = restricted(unrestricted)
+                try lockAddressedEntities(of: operations, outer: outer, worker: worker, in: session)
                 var contentIDs = ContentIDReferences()
                 var responses: [BatchOperationResponse] = []
                 for operation in operations {
@@ -110,7 +111,7 @@ extension ODataService {
     /// The operation as the request the server would have received on its own. Its URI may be
     /// absolute, an absolute path, or relative to the service root; the Host of the batch
     /// request stands in when the operation names none, so that URIs in responses agree.
-    private func httpRequest(for operation: BatchOperation, uri: String, outer: HTTPRequest) -> HTTPRequest {
+    func httpRequest(for operation: BatchOperation, uri: String, outer: HTTPRequest) -> HTTPRequest {
         var fields = operation.headers.map { (name: ASCIICase.lowercased($0.name), value: $0.value) }
         if !fields.contains(where: { $0.name == "host" }), let host = outer.header(.host) { fields.append(("host", host)) }
         let target: String

@@ -31,8 +31,9 @@ extension ODataService {
     /// A GET, answered 304 Not Modified when If-None-Match names the entity's current ETag and
     /// 412 when If-Match names none of it. Responses without an ETag (collections) ignore both.
     func conditionalRead(_ context: RequestContext) throws -> HTTPResponse {
-        // Every read of the request in one snapshot (`ReadScope`).
-        let response = try context.worker.reader().readScope { try read(context) }
+        // Every read of the request in one snapshot (`ReadScope`); a read known to need one
+        // statement says so, and an engine may then run it without a transaction.
+        let response = try context.worker.reader().readScope(ReadScopeShape(reading: context.info)) { try read(context) }
         // The request's preconditions first: most reads have none, and then the response's
         // headers need not be searched for its ETag.
         let request = context.request

@@ -18,8 +18,10 @@ public protocol SQLConnection: AnyObject {
 
     /// Runs `body`'s reads in one consistent snapshot, released when it returns; inside a
     /// transaction already (a write's own reads, a scope within a scope), `body` just runs in it.
-    /// The engine's snapshot policy lives here and nowhere else.
-    func readScope<T>(_ body: () throws -> T) throws -> T
+    /// The engine's snapshot policy lives here and nowhere else. With `.singleStatement` the
+    /// engine may skip the transaction; `body` must then have no effect beyond its result,
+    /// since a scope that runs a second statement all the same may be run again in a transaction.
+    func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T
 
     /// Runs `body` in one transaction: committed whole when it returns, rolled back whole when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T
@@ -32,6 +34,11 @@ public protocol SQLConnection: AnyObject {
 }
 
 extension SQLConnection {
+    /// A read scope of any number of statements.
+    public func readScope<T>(_ body: () throws -> T) throws -> T {
+        try readScope(.severalStatements, body)
+    }
+
     /// `statement(_:)` for SQL text; the text is hashed at each call, so hot paths keep a `StatementKey`.
     public func statement(_ sql: String) throws -> any SQLStatement {
         try statement(StatementKey(sql))

@@ -50,7 +50,9 @@ public struct WriteStatistics: Sendable, Equatable {
 public protocol EntityReading: AnyObject {
     /// Runs `body`'s reads in one consistent snapshot of the database, released when it
     /// returns (`ReadScope` on SQLite); inside a write, its reads see the write's changes.
-    func readScope<T>(_ body: () throws -> T) throws -> T
+    /// `shape` says whether the scope runs at most one statement (`SQLConnection.readScope`):
+    /// then `body` may be run twice, and must have no effect beyond its result.
+    func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T
 
     /// Lends the first entity the path addresses to `body`, expanding `nodes` (collections
     /// whose own expansions can be joined; `ExpansionStream.canStream`) as the response
@@ -92,6 +94,11 @@ public protocol EntityWriting: EntityReading {
     /// `record` as it is now, kept from other writers until this unit of writes ends, so that
     /// what is checked of it (If-Match) still holds when it is changed; nil when it is gone.
     func lockedForWrite(_ record: EntityRecord) throws -> EntityRecord?
+    /// Keeps the entity of `type` with these key column values, if it exists, from other
+    /// writers until this unit of writes ends; nothing where writes run one at a time. A unit
+    /// that locks everything it will change this way first, in one order, cannot deadlock over
+    /// those rows with another that does the same.
+    func lockForWrite(_ type: EntityType, key: [SQLValue]) throws
     /// Inserts an entity (nil columns take their default; an identity key is assigned) and
     /// returns it as stored.
     func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord

@@ -12,7 +12,7 @@ public final class SQLWriteSession: EntityWriting {
         writer = EntityWriter(connection: connection, model: model)
     }
 
-    public func readScope<T>(_ body: () throws -> T) throws -> T { try body() }
+    public func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T { try body() }
 
     public func withSingle(_ path: ResourcePath, streaming nodes: [ExpandNode], memo: QueryMemo?, budget: EntityBudget,
                     _ body: (EntityRow) throws -> Void) throws -> Bool {
@@ -42,6 +42,10 @@ public final class SQLWriteSession: EntityWriting {
         // Where writes run one at a time, the record read in this unit cannot change before it ends.
         guard writer.dialect.rowLockClause != nil else { return record }
         return try writer.row(record.type, key: record.keyColumnValues, locked: true)
+    }
+    public func lockForWrite(_ type: EntityType, key: [SQLValue]) throws {
+        guard writer.dialect.rowLockClause != nil else { return }
+        _ = try writer.row(type, key: key, locked: true)
     }
     public func insert(_ type: EntityType, columns: [SQLValue?]) throws -> EntityRecord { try writer.insert(type, columns: columns) }
     public func update(_ record: EntityRecord, changes: [Int: SQLValue]) throws -> EntityRecord { try writer.update(record, changes: changes) }

@@ -40,6 +40,8 @@ final class TestGateway: @unchecked Sendable {
     let engine: Engine
     /// The PostgreSQL database under a `.postgresql` gateway, dropped with it.
     let postgres: PostgresTestDatabase?
+    /// The store of a `.postgresql` gateway, whose reader connections' read scopes it tallies.
+    let postgresStore: PostgresStore?
 
     var root: String { "http://127.0.0.1:\(port)/CarDealer.svc/" }
 
@@ -65,6 +67,7 @@ final class TestGateway: @unchecked Sendable {
         switch engine {
         case .sqlite:
             postgres = nil
+            postgresStore = nil
             let database = try Database(path: databasePath)
             try database.configureForService()
             try SchemaBuilder(model: model, dialect: SQLiteDialect()).createSchema(in: database)
@@ -78,7 +81,9 @@ final class TestGateway: @unchecked Sendable {
             try schema.createSchema(on: connection)
             if let seed { try SeedLoader(model: model).load(from: seed, into: connection) }
             try schema.advanceIdentities(on: connection)
-            service = try ODataService(model: model, store: try PostgresStore(url: postgres.url), configuration: configuration, logger: logger, access: access)
+            let store = try PostgresStore(url: postgres.url)
+            postgresStore = store
+            service = try ODataService(model: model, store: store, configuration: configuration, logger: logger, access: access)
         }
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.configureForODataService()

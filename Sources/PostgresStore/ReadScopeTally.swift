@@ -1,0 +1,35 @@
+import Synchronization
+
+/// How the read scopes of a connection, or of all a store's reader connections, ran: how many
+/// ran their one statement without a transaction, and how many were declared single-statement
+/// but ran a second one (each then run again in a snapshot transaction). A second statement
+/// is a misprediction of the read path; tests require none.
+public final class ReadScopeTally: Sendable {
+    private let singleStatement = Atomic<Int>(0)
+    private let overran = Atomic<Int>(0)
+    private let lastOverrun = Mutex<String?>(nil)
+
+    public init() {}
+
+    /// Scopes run without a transaction, declared to need one statement.
+    public var singleStatementScopes: Int { singleStatement.load(ordering: .relaxed) }
+    /// Of those, the scopes that ran a second statement, and so were run again in a transaction.
+    public var overrunScopes: Int { overran.load(ordering: .relaxed) }
+    /// The second statement of the last overrun scope, to find the read that mispredicted.
+    public var lastOverrunSQL: String? { lastOverrun.withLock { $0 } }
+
+    func countSingleStatementScope() {
+        singleStatement.add(1, ordering: .relaxed)
+    }
+
+    func countOverrun(secondStatement sql: String?) {
+        overran.add(1, ordering: .relaxed)
+        lastOverrun.withLock { $0 = sql }
+    }
+}
+
+/// Where a read scope run without a transaction stands: waiting for its one statement, past
+/// it, or refused a second.
+enum LoneStatementRead {
+    case none, waiting, ran, overran
+}
