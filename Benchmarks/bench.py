@@ -550,12 +550,12 @@ class RawLibpq(RawInserts):
         return {"connections": result["connections"], "synchronousCommit": result["synchronousCommit"]}
 
 
-def start_gateway(servers, args, database, label, threads=None):
+def start_gateway(servers, args, database, label):
     """A gateway on the SQLite file `database`, or on the PostgreSQL database it names when it is
-    a postgresql:// URI, with `threads` workers (default --threads)."""
+    a postgresql:// URI."""
     store = ["--database", database] if database.startswith("postgresql://") else ["--db", database]
     command = [args.gateway, "serve", "--schema", args.schema, "--seed", args.seed_dir] + store + [
-               "--host", "127.0.0.1", "--port", "0", "--threads", str(threads or args.threads)]
+               "--host", "127.0.0.1", "--port", "0", "--threads", str(args.threads)]
     if args.gateway_log_level:
         command += ["--log-level", args.gateway_log_level]
     return servers.start(f"gateway ({label})", command,
@@ -591,11 +591,6 @@ def start_ceiling(servers, args):
                          os.path.join(args.results_dir, f"{args.stamp}-ceiling.log"))
 
 
-def gateway_share(args):
-    """The workers of each of --gateways N gateways on this one host: --threads shared out."""
-    return max(1, args.threads // args.gateways)
-
-
 # ---------------------------------------------------------------- default mode
 
 def benchmark(args, servers):
@@ -617,16 +612,8 @@ def benchmark(args, servers):
 
     ceiling = start_ceiling(servers, args)
     gateway = start_gateway(servers, args, database, f"{args.people}")
-    postgres_gateway = None
     if args.database == "postgresql":
-        postgres_gateway = start_gateway(servers, args, url, "postgresql")
-    if args.gateways > 1:
-        # N gateways on one host share its workers, as N gateways run on one machine would be
-        # sized: each gets its share of --threads (at least one), so that they have the workers
-        # of the one gateway they are compared with, not N times as many competing for the same
-        # cores with their PostgreSQL backends.
-        postgres_gateways = [start_gateway(servers, args, url, f"postgresql-{index + 1}-of-{args.gateways}",
-                                           threads=gateway_share(args))
+        postgres_gateways = [start_gateway(servers, args, url, f"postgresql-{index + 1}")
                              for index in range(args.gateways)]
     idle_rss = gateway.status()
     ceiling_run(ceiling, args, 16, 1)  # warm-up
@@ -650,7 +637,7 @@ def benchmark(args, servers):
                                if floor and name in FLOOR_SCENARIOS else [])
                             + [(engine_name(name, engine), script, path, kind, engine)
                                for engine in engines[1:]])]
-    server_of = {"sqlite": gateway, "postgresql": postgres_gateway,
+    server_of = {"sqlite": gateway, "postgresql": postgres_gateways[0] if postgres_gateways else None,
                  "postgresql-gateways": postgres_gateways}
     scenarios = []
     log("probing every scenario")
@@ -731,7 +718,6 @@ def benchmark(args, servers):
     results["targets"] = check_targets(results)
     if args.database == "postgresql":
         results["postgres"] = {"rows": postgres_rows, "gateways": args.gateways,
-                               "threadsPerGateway": gateway_share(args) if args.gateways > 1 else args.threads,
                                "libpqInsert": raw_libpq.summary()}
         results["postgresTargets"] = check_postgres_targets(results, args.connections)
     return results
@@ -905,9 +891,8 @@ def format_default(results):
         gateways = results["postgres"]["gateways"]
         lines.append(f"PostgreSQL: a throw-away cluster (scripts/postgres-cluster) with the same data set; "
                      f"[PG] rows: one gateway on it"
-                     + (f", [PG 2gw] rows: {gateways} gateways on it, "
-                        f"{results['postgres'].get('threadsPerGateway', '?')} worker threads each, wrk's "
-                        f"connections and threads shared out between them" if gateways > 1 else ""))
+                     + (f", [PG 2gw] rows: {gateways} gateways on it, wrk's connections and threads "
+                        f"shared out between them" if gateways > 1 else ""))
     rounds = max((summary["runs"] for scenario in results["scenarios"]
                   for summary in scenario["summary"]), default=1)
 
@@ -1299,8 +1284,7 @@ def parse_arguments():
                         help="times the whole sequence of runs is repeated; each figure is then "
                              "the median of its rounds, shown with their range")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2,
-                        help="thread pool of the gateway and of the ceiling; with --gateways N, "
-                             "each of the N gateways gets --threads / N (at least 1)")
+                        help="thread pool of the gateway and of the ceiling")
     parser.add_argument("--gateway-log-level", default=None,
                         help="passed to dealer-gateway serve --log-level (default: its own)")
     parser.add_argument("--wrk-threads", type=int, default=2)
