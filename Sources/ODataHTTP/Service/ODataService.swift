@@ -216,7 +216,7 @@ public final class ODataService: Sendable {
             var relative = Substring(path.utf8.dropFirst(rootLength))
             if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
             return try uriParser.parse(path: relative, query: query)
-        }, derive: { _ in QueryMemo() })
+        }, derive: { info in QueryMemo(readScopeShape: ReadScopeShape(reading: info)) })
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
                                                              maxDataServiceVersion: request.header(.maxDataServiceVersion))
         var method = request.method

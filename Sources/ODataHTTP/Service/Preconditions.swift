@@ -33,7 +33,7 @@ extension ODataService {
     func conditionalRead(_ context: RequestContext) throws -> HTTPResponse {
         // Every read of the request in one snapshot (`ReadScope`); a read known to need one
         // statement says so, and an engine may then run it without a transaction.
-        let response = try context.worker.reader().readScope(ReadScopeShape(reading: context.info)) { try read(context) }
+        let response = try context.worker.reader().readScope(context.queryMemo.readScopeShape) { try read(context) }
         // The request's preconditions first: most reads have none, and then the response's
         // headers need not be searched for its ETag.
         let request = context.request

@@ -21,8 +21,13 @@ public final class QueryMemo {
     /// reader meets them: a single entity's streamed collections, or the levels of a page read
     /// by key list, depth first. (Single-valued levels are joined into the page's statement.)
     var expansionSteps: [ExpansionStep] = []
+    /// How many statements a read of this target runs (`ReadScopeShape`): known from its parse,
+    /// so worked out once with it rather than on every request.
+    public let readScopeShape: ReadScopeShape
 
-    public init() {}
+    public init(readScopeShape: ReadScopeShape = .severalStatements) {
+        self.readScopeShape = readScopeShape
+    }
 
     /// The step at `index`, or a new one kept there from now on when the memo has none for
     /// `navigation` there (a memo serves one target, whose expansions are always the same).
