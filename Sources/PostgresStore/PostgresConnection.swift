@@ -126,6 +126,13 @@ public final class PostgresConnection {
         guard commitInFlight else { return }
         commitInFlight = false
         guard let handle else { return }
+        // By the next request the answer has almost always arrived: one non-blocking read
+        // takes it, where PQgetResult alone would first poll the socket (a system call per
+        // multi-statement read). When it has not arrived, PQgetResult waits for it.
+        if PQconsumeInput(handle) == 1 {
+            while PQisBusy(handle) == 0, let result = PQgetResult(handle) { PQclear(result) }
+            if PQisBusy(handle) == 0 { return }
+        }
         while let result = PQgetResult(handle) { PQclear(result) }
     }
 
