@@ -11,8 +11,9 @@ extension PostgresConnection: SQLConnection {
 
     /// `REPEATABLE READ READ ONLY`: every read of the request sees one snapshot. Inside a
     /// transaction (a write's own reads), `body` runs in it. The BEGIN travels with the first
-    /// statement and the COMMIT is not waited for, so a read of one statement costs one round
-    /// trip, as it would without a transaction, and a read of several still sees one snapshot.
+    /// statement and the COMMIT with the last (or, when the last is not known, is not waited
+    /// for), so a read costs a round trip per statement, as it would without a transaction,
+    /// and a read of several still sees one snapshot.
     ///
     /// A scope of one statement (`.singleStatement`) runs it without BEGIN and COMMIT: one
     /// statement is its own snapshot, and the server then runs one statement, not three. Should
@@ -21,7 +22,7 @@ extension PostgresConnection: SQLConnection {
     /// `body` runs again in a snapshot transaction: the answer stays right, and tests, which
     /// require the count to stay zero, find the read that mispredicted.
     public func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T {
-        if isInTransaction || loneStatementRead != .none { return try body() }
+        if isInTransaction || loneStatementRead != .none || snapshotScope != nil { return try body() }
         if shape == .singleStatement {
             readScopeTally.countSingleStatementScope()
             loneStatementRead = .waiting
@@ -36,17 +37,46 @@ extension PostgresConnection: SQLConnection {
         return try snapshotTransaction(body)
     }
 
+    /// The BEGIN travels with the first statement. The COMMIT travels with the last, when the
+    /// last scope that began with the same statement ran as many: reads of one shape run the
+    /// same statements, and the server is then woken once less. Otherwise it is sent after
+    /// `body`, without waiting. A scope that runs more statements than expected has its extra
+    /// statement refused (the snapshot ended) and runs again with its COMMIT after it; its
+    /// first statement is not predicted again.
     private func snapshotTransaction<T>(_ body: () throws -> T) throws -> T {
         beginWithNextStatement(PostgresTransactionMode.readSnapshot.begin)
+        snapshotScope = SnapshotScope()
+        let outcome = Result { try body() }
+        let scope = snapshotScope ?? SnapshotScope()
+        snapshotScope = nil
+        if scope.overran, let first = scope.firstSQL {
+            if unpredictableScopes.count >= Self.preparedStatementLimit { unpredictableScopes.removeAll() }
+            unpredictableScopes.insert(first)
+            scopeLengths[first] = nil
+            readScopeTally.countEarlyCommitOverrun()
+            dropDeferredBegin()
+            rollBack()
+            return try snapshotTransaction(body)
+        }
         let result: T
         do {
-            result = try body()
+            result = try outcome.get()
         } catch {
             dropDeferredBegin()
             rollBack()
             throw error
         }
-        if !commitWithoutWaiting() { rollBack() }
+        if scope.committed {
+            readScopeTally.countEarlyCommit()
+        } else {
+            // A scope of one statement is not a shape's: a read of several ends after one
+            // when its entity is missing.
+            if let first = scope.firstSQL, scope.statements > 1, !unpredictableScopes.contains(first), scopeLengths[first] == nil {
+                if scopeLengths.count >= Self.preparedStatementLimit { scopeLengths.removeAll() }
+                scopeLengths[first] = scope.statements
+            }
+            if !commitWithoutWaiting() { rollBack() }
+        }
         return result
     }
 

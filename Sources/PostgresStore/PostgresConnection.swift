@@ -31,6 +31,14 @@ public final class PostgresConnection {
     var overrunSQL: String?
     /// How this connection's read scopes ran; a store's reader connections share one.
     public var readScopeTally = ReadScopeTally()
+    /// The snapshot transaction `readScope` runs, while it runs (`SnapshotScope`).
+    var snapshotScope: SnapshotScope?
+    /// How many statements the last snapshot scope that began with a statement ran, by that
+    /// statement's text: the next such scope sends its COMMIT with that many-th statement.
+    var scopeLengths: [String: Int] = [:]
+    /// First statements whose scopes ran more statements than the one before: their COMMIT
+    /// is sent after the scope, as for a first statement never seen.
+    var unpredictableScopes: Set<String> = []
     /// Past this many prepared statements the connection forgets them all (`DEALLOCATE ALL`):
     /// statement shapes come from requests, and the server keeps each one's plan.
     public static let preparedStatementLimit = 512
@@ -126,6 +134,13 @@ public final class PostgresConnection {
         guard commitInFlight else { return }
         commitInFlight = false
         guard let handle else { return }
+        // By the next request the answer has almost always arrived: one non-blocking read
+        // takes it, where PQgetResult alone would first poll the socket (a system call per
+        // multi-statement read). When it has not arrived, PQgetResult waits for it.
+        if PQconsumeInput(handle) == 1 {
+            while PQisBusy(handle) == 0, let result = PQgetResult(handle) { PQclear(result) }
+            if PQisBusy(handle) == 0 { return }
+        }
         while let result = PQgetResult(handle) { PQclear(result) }
     }
 
@@ -169,11 +184,15 @@ public final class PostgresConnection {
             }
             loneStatementRead = .ran
         }
+        let commitAfter = try countInSnapshotScope(sql)
         let connection = try live()
         let name = try statementName(sql, connection)
-        if let begin = deferredBegin {
+        if deferredBegin != nil || commitAfter {
+            let begin = deferredBegin
             deferredBegin = nil
-            return try pipelined(begin, name, parameters, sql: sql, connection)
+            let result = try pipelined(begin, name, parameters, sql: sql, commit: commitAfter, connection)
+            if commitAfter { snapshotScope?.committed = PQtransactionStatus(connection) == PQTRANS_IDLE }
+            return result
         }
         let result = Self.withParameters(parameters) { count, values, lengths, formats in
             PQexecPrepared(connection, name, count, values, lengths, formats, 0)
@@ -187,24 +206,58 @@ public final class PostgresConnection {
         return PostgresResult(result)
     }
 
-    /// `begin` and the prepared statement `name` in one round trip: both sent in a pipeline,
-    /// then both answers read. A failed BEGIN fails the statement with BEGIN's error.
-    private func pipelined(_ begin: String, _ name: String, _ parameters: [SQLValue], sql: String,
+    /// Counts `sql` in the running snapshot scope; true when the scope's COMMIT is to travel
+    /// with it (it is the scope's expected last statement). Throws, without sending it, a
+    /// statement past a COMMIT already sent.
+    private func countInSnapshotScope(_ sql: String) throws(PostgresError) -> Bool {
+        guard var scope = snapshotScope else { return false }
+        defer { snapshotScope = scope }
+        guard !scope.committed else {
+            scope.overran = true
+            throw PostgresError(kind: .readScopeOverrun, sqlState: nil,
+                                message: "a read scope ran more statements than the last scope that began alike", sql: sql)
+        }
+        if scope.statements == 0 {
+            scope.firstSQL = sql
+            scope.expected = unpredictableScopes.contains(sql) ? nil : scopeLengths[sql]
+        }
+        scope.statements += 1
+        return scope.expected == scope.statements
+    }
+
+    /// `begin` (when given), the prepared statement `name` and, with `commit`, COMMIT, in one
+    /// round trip: sent in a pipeline, then every answer read. A failed BEGIN fails the
+    /// statement with BEGIN's error; a failed statement skips the COMMIT (the transaction is
+    /// left failed, for its scope to roll back); a failed COMMIT leaves the transaction open.
+    private func pipelined(_ begin: String?, _ name: String, _ parameters: [SQLValue], sql: String, commit: Bool,
                            _ connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
         guard PQenterPipelineMode(connection) == 1 else {
-            try executeSimple(begin)
-            return try query(sql, parameters)
+            if let begin { try executeSimple(begin) }
+            let result = Self.withParameters(parameters) { count, values, lengths, formats in
+                PQexecPrepared(connection, name, count, values, lengths, formats, 0)
+            }
+            let status = result.map(PQresultStatus)
+            guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK, let result else {
+                let error = failure(result, sql: sql)
+                PQclear(result)
+                throw error
+            }
+            if commit { try? executeSimple("COMMIT") }
+            return PostgresResult(result)
         }
-        let sent = PQsendQueryParams(connection, begin, 0, nil, nil, nil, nil, 0) == 1
+        let beginSent = begin.map { PQsendQueryParams(connection, $0, 0, nil, nil, nil, nil, 0) == 1 } ?? true
+        let sent = beginSent
             && Self.withParameters(parameters, { count, values, lengths, formats in
                 PQsendQueryPrepared(connection, name, count, values, lengths, formats, 0)
             }) == 1
+            && (!commit || PQsendQueryParams(connection, "COMMIT", 0, nil, nil, nil, nil, 0) == 1)
             && PQpipelineSync(connection) == 1
         // Each statement's answer is its results then a null; the sync's is PIPELINE_SYNC. A
         // broken connection answers nulls, hence the bound.
         var results: [OpaquePointer] = []
         var nulls = 0
-        while sent && nulls <= 2 {
+        let statements = (begin == nil ? 0 : 1) + 1 + (commit ? 1 : 0)
+        while sent && nulls <= statements {
             guard let result = PQgetResult(connection) else {
                 nulls += 1
                 if PQstatus(connection) != CONNECTION_OK { break }
@@ -220,12 +273,15 @@ public final class PostgresConnection {
         // Every result but the statement's, when it succeeded, is released here.
         var kept: OpaquePointer?
         defer { results.filter { $0 != kept }.forEach { PQclear($0) } }
-        let beginResult = results.first
-        guard sent, let beginResult, PQresultStatus(beginResult) == PGRES_COMMAND_OK else {
-            throw failure(beginResult, sql: begin)
+        guard sent else { throw failure(nil, sql: begin ?? sql) }
+        if let begin {
+            guard let beginResult = results.first, PQresultStatus(beginResult) == PGRES_COMMAND_OK else {
+                throw failure(results.first, sql: begin)
+            }
         }
-        guard results.count > 1 else { throw failure(nil, sql: sql) }
-        let result = results[1]
+        let index = begin == nil ? 0 : 1
+        guard results.count > index else { throw failure(nil, sql: sql) }
+        let result = results[index]
         let status = PQresultStatus(result)
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else { throw failure(result, sql: sql) }
         kept = result

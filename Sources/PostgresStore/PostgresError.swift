@@ -9,7 +9,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         /// The server reported an error with a SQLSTATE.
         case server
         /// A read scope declared to run one statement (`ReadScopeShape.singleStatement`) was
-        /// about to run a second; the scope runs again in a transaction and never reports it.
+        /// about to run a second, or a snapshot scope one past its COMMIT (`SnapshotScope`);
+        /// the scope runs again in a transaction and never reports it.
         case readScopeOverrun
     }
 

@@ -8,6 +8,8 @@ public final class ReadScopeTally: Sendable {
     private let singleStatement = Atomic<Int>(0)
     private let overran = Atomic<Int>(0)
     private let lastOverrun = Mutex<String?>(nil)
+    private let earlyCommit = Atomic<Int>(0)
+    private let earlyCommitOverran = Atomic<Int>(0)
 
     public init() {}
 
@@ -17,6 +19,19 @@ public final class ReadScopeTally: Sendable {
     public var overrunScopes: Int { overran.load(ordering: .relaxed) }
     /// The second statement of the last overrun scope, to find the read that mispredicted.
     public var lastOverrunSQL: String? { lastOverrun.withLock { $0 } }
+
+    /// Snapshot scopes whose COMMIT travelled with their last statement.
+    public var earlyCommitScopes: Int { earlyCommit.load(ordering: .relaxed) }
+    /// Snapshot scopes that ran more statements than expected, and so were run again.
+    public var earlyCommitOverruns: Int { earlyCommitOverran.load(ordering: .relaxed) }
+
+    func countEarlyCommit() {
+        earlyCommit.add(1, ordering: .relaxed)
+    }
+
+    func countEarlyCommitOverrun() {
+        earlyCommitOverran.add(1, ordering: .relaxed)
+    }
 
     func countSingleStatementScope() {
         singleStatement.add(1, ordering: .relaxed)

@@ -213,6 +213,85 @@ import Testing
         #expect(try other.rows("SELECT count(*) FROM item") == [[.integer(2)]])
     }
 
+    /// The COMMIT a read scope sent without waiting is answered before the connection's next
+    /// use, whether its answer is read at once (not yet arrived) or after it arrived, and a
+    /// connection the server ended in the meantime is re-established.
+    @Test func aReadScopesCommitIsTakenBeforeTheNextUse() throws {
+        let database = try PostgresTestDatabase()
+        let reader = try database.connect()
+        let other = try database.connect()
+        try other.execute("CREATE TABLE item (id BIGINT PRIMARY KEY)")
+        func twoStatementScope() throws -> [[SQLValue]] {
+            try reader.readScope {
+                _ = try reader.rows("SELECT 1")
+                return try reader.rows("SELECT count(*) FROM item")
+            }
+        }
+        for key in 1...20 {
+            #expect(try twoStatementScope() == [[.integer(Int64(key - 1))]])
+            // At once: the COMMIT's answer is usually still on its way.
+            _ = try other.query("INSERT INTO item VALUES ($1)", [.integer(Int64(key))])
+            #expect(try reader.rows("SELECT count(*) FROM item") == [[.integer(Int64(key))]], "the scope's snapshot ended")
+            #expect(!reader.isInTransaction)
+        }
+        #expect(try twoStatementScope() == [[.integer(20)]])
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(!reader.isInTransaction, "an answer that has arrived is taken")
+        #expect(try twoStatementScope() == [[.integer(20)]])
+        let pid = try other.rows("SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()")
+        #expect(pid.count == 1)
+        _ = try other.query("SELECT pg_terminate_backend(CAST($1 AS INTEGER))", pid[0])
+        Thread.sleep(forTimeInterval: 0.1)
+        // The statement that finds the connection ended fails as busy, unless reading the
+        // COMMIT's answer already found it; either way the next one runs on a new connection.
+        do { _ = try reader.rows("SELECT 1") } catch { #expect(error.isConnectionFailure && error.isBusy, "\(error)") }
+        #expect(try reader.rows("SELECT count(*) FROM item") == [[.integer(20)]])
+        #expect(try reader.rows("SELECT pg_backend_pid()")[0] != pid[0])
+    }
+
+    /// A read scope's COMMIT travels with its last statement once a scope that began with the
+    /// same statement ran as many; its statements still see one snapshot. One that runs more
+    /// has its extra statement refused, runs again in one snapshot, and its first statement is
+    /// not predicted again.
+    @Test func aScopesCommitTravelsWithItsLastStatementOnceItsLengthIsKnown() throws {
+        let database = try PostgresTestDatabase()
+        let reader = try database.connect()
+        let other = try database.connect()
+        try other.execute("CREATE TABLE item (id BIGINT PRIMARY KEY)")
+        var runs = 0
+        var nextKey: Int64 = 0
+        // `statements` counts, another gateway inserting a row between each two.
+        func scope(_ statements: Int) throws -> [[[SQLValue]]] {
+            try reader.readScope {
+                runs += 1
+                var counts: [[[SQLValue]]] = []
+                for index in 0..<statements {
+                    if index > 0 {
+                        nextKey += 1
+                        _ = try other.query("INSERT INTO item VALUES ($1)", [.integer(nextKey)])
+                    }
+                    counts.append(try reader.rows("SELECT count(*) FROM item"))
+                }
+                return counts
+            }
+        }
+        func oneSnapshot(_ counts: [[[SQLValue]]]) -> Bool { Set(counts.map { "\($0)" }).count == 1 }
+        #expect(oneSnapshot(try scope(2)))
+        #expect(reader.readScopeTally.earlyCommitScopes == 0, "the first scope of its shape learns its length")
+        #expect(oneSnapshot(try scope(2)))
+        #expect(reader.readScopeTally.earlyCommitScopes == 1)
+        #expect(!reader.isInTransaction)
+        #expect(try reader.rows("SELECT count(*) FROM item") == [[.integer(nextKey)]], "the snapshot ended")
+        runs = 0
+        let longer = try scope(3)
+        #expect(oneSnapshot(longer) && longer.count == 3)
+        #expect(runs == 2 && reader.readScopeTally.earlyCommitOverruns == 1, "the third statement was refused, the scope run again")
+        #expect(!reader.isInTransaction)
+        #expect(oneSnapshot(try scope(2)))
+        #expect(reader.readScopeTally.earlyCommitScopes == 1, "a shape that ran longer is not predicted again")
+        #expect(reader.readScopeTally.overrunScopes == 0)
+    }
+
     /// A write transaction that throws leaves nothing behind.
     @Test func aThrowingTransactionRollsBack() throws {
         struct Refused: Error {}
