@@ -194,6 +194,12 @@ public final class PostgresConnection {
             if commitAfter { snapshotScope?.committed = PQtransactionStatus(connection) == PQTRANS_IDLE }
             return result
         }
+        return try executePrepared(name, parameters, sql: sql, connection)
+    }
+
+    /// The prepared statement `name` run and waited for: its rows, or its failure thrown.
+    private func executePrepared(_ name: String, _ parameters: [SQLValue], sql: String,
+                                 _ connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
         let result = Self.withParameters(parameters) { count, values, lengths, formats in
             PQexecPrepared(connection, name, count, values, lengths, formats, 0)
         }
@@ -233,17 +239,9 @@ public final class PostgresConnection {
                            _ connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
         guard PQenterPipelineMode(connection) == 1 else {
             if let begin { try executeSimple(begin) }
-            let result = Self.withParameters(parameters) { count, values, lengths, formats in
-                PQexecPrepared(connection, name, count, values, lengths, formats, 0)
-            }
-            let status = result.map(PQresultStatus)
-            guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK, let result else {
-                let error = failure(result, sql: sql)
-                PQclear(result)
-                throw error
-            }
+            let result = try executePrepared(name, parameters, sql: sql, connection)
             if commit { try? executeSimple("COMMIT") }
-            return PostgresResult(result)
+            return result
         }
         let beginSent = begin.map { PQsendQueryParams(connection, $0, 0, nil, nil, nil, nil, 0) == 1 } ?? true
         let sent = beginSent

@@ -76,6 +76,21 @@ import Testing
         private var statuses: [Int] = []
         func append(_ status: Int) { lock.withLock { statuses.append(status) } }
         var sorted: [Int] { lock.withLock { statuses.sorted() } }
+
+        /// Sends `operations` as one change set to the gateway on `port` and keeps the
+        /// `$batch`'s status and each operation's (-1 when it could not be sent).
+        func sendChangeSet(_ operations: [BatchTests.Operation], port: UInt16) {
+            let body = BatchTests.body([operations])
+            guard let answer = try? TwoGatewayTests.send(port: port, "POST", "$batch", body: body,
+                                                         headers: ["Content-Type": "multipart/mixed; boundary=batch_test"]) else {
+                append(-1)
+                return
+            }
+            append(answer.status)
+            for line in answer.text.split(separator: "\r\n") where line.hasPrefix("HTTP/1.1 ") {
+                append(Int(line.dropFirst(9).prefix(3)) ?? -1)
+            }
+        }
     }
 
     @Test func aWriteThroughOneIsReadThroughTheOther() throws {
@@ -154,16 +169,7 @@ import Testing
                     }
                     operations.append(BatchTests.Operation(method: "POST", uri: "Car",
                                                            body: #"{"make":"Saab","model":"C\#(client)","createStamp":\#(stamp)}"#))
-                    let body = BatchTests.body([operations])
-                    guard let answer = try? Self.send(port: port, "POST", "$batch", body: body,
-                                                      headers: ["Content-Type": "multipart/mixed; boundary=batch_test"]) else {
-                        statuses.append(-1)
-                        continue
-                    }
-                    statuses.append(answer.status)
-                    for line in answer.text.split(separator: "\r\n") where line.hasPrefix("HTTP/1.1 ") {
-                        statuses.append(Int(line.dropFirst(9).prefix(3)) ?? -1)
-                    }
+                    statuses.sendChangeSet(operations, port: port)
                 }
             }
         }
@@ -210,16 +216,7 @@ import Testing
                     }
                     operations.append(BatchTests.Operation(method: "POST", uri: "Car",
                                                            body: #"{"make":"Saab","model":"C\#(client)-\#(batch)","createStamp":\#(stamp)}"#))
-                    let body = BatchTests.body([operations])
-                    guard let answer = try? Self.send(port: port, "POST", "$batch", body: body,
-                                                      headers: ["Content-Type": "multipart/mixed; boundary=batch_test"]) else {
-                        statuses.append(-1)
-                        continue
-                    }
-                    statuses.append(answer.status)
-                    for line in answer.text.split(separator: "\r\n") where line.hasPrefix("HTTP/1.1 ") {
-                        statuses.append(Int(line.dropFirst(9).prefix(3)) ?? -1)
-                    }
+                    statuses.sendChangeSet(operations, port: port)
                 }
             }.start()
         }
