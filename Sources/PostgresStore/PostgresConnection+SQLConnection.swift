@@ -22,17 +22,16 @@ extension PostgresConnection: SQLConnection {
     /// `body` runs again in a snapshot transaction: the answer stays right, and tests, which
     /// require the count to stay zero, find the read that mispredicted.
     public func readScope<T>(_ shape: ReadScopeShape, _ body: () throws -> T) throws -> T {
-        if isInTransaction || loneStatementRead != .none || snapshotScope != nil { return try body() }
+        if isInTransaction || snapshotScope != nil { return try body() }
         if shape == .singleStatement {
             readScopeTally.countSingleStatementScope()
-            loneStatementRead = .waiting
+            snapshotScope = SnapshotScope(inTransaction: false, expected: 1)
             let outcome = Result { try body() }
             // Checked whatever `body` did with the refusal: it may have caught it.
-            let overran = loneStatementRead == .overran
-            loneStatementRead = .none
-            guard overran else { return try outcome.get() }
-            readScopeTally.countOverrun(secondStatement: overrunSQL)
-            overrunSQL = nil
+            let scope = snapshotScope
+            snapshotScope = nil
+            guard let scope, scope.overran else { return try outcome.get() }
+            readScopeTally.countOverrun(secondStatement: scope.refusedSQL)
         }
         return try snapshotTransaction(body)
     }
@@ -45,9 +44,9 @@ extension PostgresConnection: SQLConnection {
     /// first statement is not predicted again.
     private func snapshotTransaction<T>(_ body: () throws -> T) throws -> T {
         beginWithNextStatement(PostgresTransactionMode.readSnapshot.begin)
-        snapshotScope = SnapshotScope()
+        snapshotScope = SnapshotScope(inTransaction: true)
         let outcome = Result { try body() }
-        let scope = snapshotScope ?? SnapshotScope()
+        let scope = snapshotScope ?? SnapshotScope(inTransaction: true)
         snapshotScope = nil
         if scope.overran, let first = scope.firstSQL {
             if unpredictableScopes.count >= Self.preparedStatementLimit { unpredictableScopes.removeAll() }
@@ -66,7 +65,7 @@ extension PostgresConnection: SQLConnection {
             rollBack()
             throw error
         }
-        if scope.committed {
+        if scope.ended {
             readScopeTally.countEarlyCommit()
         } else {
             // A scope of one statement is not a shape's: a read of several ends after one

@@ -25,13 +25,9 @@ public final class PostgresConnection {
     private var deferredBegin: String?
     /// A COMMIT sent whose answer is read before the connection's next use (`commitWithoutWaiting`).
     private var commitInFlight = false
-    /// Where a read scope run without a transaction (`readScope(.singleStatement, …)`) stands.
-    var loneStatementRead = LoneStatementRead.none
-    /// The second statement of a single-statement scope, refused (`loneStatementRead`).
-    var overrunSQL: String?
     /// How this connection's read scopes ran; a store's reader connections share one.
     public var readScopeTally = ReadScopeTally()
-    /// The snapshot transaction `readScope` runs, while it runs (`SnapshotScope`).
+    /// The read scope `readScope` runs, while it runs (`SnapshotScope`).
     var snapshotScope: SnapshotScope?
     /// How many statements the last snapshot scope that began with a statement ran, by that
     /// statement's text: the next such scope sends its COMMIT with that many-th statement.
@@ -175,15 +171,6 @@ public final class PostgresConnection {
                 throw PostgresError(sqlState: "22021", message: "text holds U+0000 (NUL), which PostgreSQL cannot store", sql: sql)
             }
         }
-        if loneStatementRead != .none {
-            // Outside a transaction, a second statement would read another snapshot.
-            guard loneStatementRead == .waiting else {
-                loneStatementRead = .overran
-                overrunSQL = sql
-                throw PostgresError(kind: .readScopeOverrun, sqlState: nil, message: "a single-statement read scope ran a second statement", sql: sql)
-            }
-            loneStatementRead = .ran
-        }
         let commitAfter = try countInSnapshotScope(sql)
         let connection = try live()
         let name = try statementName(sql, connection)
@@ -191,7 +178,7 @@ public final class PostgresConnection {
             let begin = deferredBegin
             deferredBegin = nil
             let result = try pipelined(begin, name, parameters, sql: sql, commit: commitAfter, connection)
-            if commitAfter { snapshotScope?.committed = PQtransactionStatus(connection) == PQTRANS_IDLE }
+            if commitAfter { snapshotScope?.ended = PQtransactionStatus(connection) == PQTRANS_IDLE }
             return result
         }
         return try executePrepared(name, parameters, sql: sql, connection)
@@ -212,23 +199,28 @@ public final class PostgresConnection {
         return PostgresResult(result)
     }
 
-    /// Counts `sql` in the running snapshot scope; true when the scope's COMMIT is to travel
-    /// with it (it is the scope's expected last statement). Throws, without sending it, a
-    /// statement past a COMMIT already sent.
+    /// Counts `sql` in the running read scope; true when the scope's COMMIT is to travel with
+    /// it (it is the transaction's expected last statement). A statement past the scope's
+    /// snapshot (its COMMIT sent, or a lone statement run) would read another one: it is
+    /// refused without being sent, and the scope is marked to run again.
     private func countInSnapshotScope(_ sql: String) throws(PostgresError) -> Bool {
         guard var scope = snapshotScope else { return false }
         defer { snapshotScope = scope }
-        guard !scope.committed else {
+        guard !scope.ended else {
             scope.overran = true
+            scope.refusedSQL = sql
             throw PostgresError(kind: .readScopeOverrun, sqlState: nil,
-                                message: "a read scope ran more statements than the last scope that began alike", sql: sql)
+                                message: "a read scope ran more statements than expected", sql: sql)
         }
         if scope.statements == 0 {
             scope.firstSQL = sql
-            scope.expected = unpredictableScopes.contains(sql) ? nil : scopeLengths[sql]
+            if scope.inTransaction { scope.expected = unpredictableScopes.contains(sql) ? nil : scopeLengths[sql] }
         }
         scope.statements += 1
-        return scope.expected == scope.statements
+        guard scope.expected == scope.statements else { return false }
+        // Without a transaction the statement is its own snapshot, and ends the scope's.
+        if !scope.inTransaction { scope.ended = true }
+        return scope.inTransaction
     }
 
     /// `begin` (when given), the prepared statement `name` and, with `commit`, COMMIT, in one

@@ -42,9 +42,3 @@ public final class ReadScopeTally: Sendable {
         lastOverrun.withLock { $0 = sql }
     }
 }
-
-/// Where a read scope run without a transaction stands: waiting for its one statement, past
-/// it, or refused a second.
-enum LoneStatementRead {
-    case none, waiting, ran, overran
-}
