@@ -18,6 +18,7 @@ public enum CSDLReader {
 
     public static func read(data: Data) throws -> CSDLDocument {
         try requireUTF8(data)
+        try refuseEmptyProcessingInstructions(data)
         let parser = XMLParser(data: data)
         let handler = CSDLParseHandler()
         parser.shouldProcessNamespaces = true
@@ -31,6 +32,28 @@ public enum CSDLReader {
         }
         guard handler.sawEdmx else { throw CSDLReadError(message: "no edmx:Edmx root element", line: 0) }
         return handler.document
+    }
+
+    /// Foundation's XMLParser reads a processing instruction's data with strlen even when there
+    /// is none (`<?name?>`, for which libxml2 passes a null pointer), and crashes; EDMX has no
+    /// use for processing instructions, so one without data is refused before the parser.
+    private static func refuseEmptyProcessingInstructions(_ data: Data) throws(CSDLReadError) {
+        let bytes = [UInt8](data)
+        var index = 0
+        while index + 1 < bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else { continue }
+            var end = index + 2
+            while end < bytes.count, !isXMLSpace(bytes[end]), bytes[end] != UInt8(ascii: "?") { end += 1 }
+            if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "?"), bytes[end + 1] == UInt8(ascii: ">") {
+                let line = bytes[..<index].count { $0 == 0x0A } + 1
+                throw CSDLReadError(message: "not well-formed XML: a processing instruction without data", line: line)
+            }
+        }
+    }
+
+    private static func isXMLSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// Foundation's XMLParser traps on a name whose bytes are not UTF-8 (libxml2 passes them

@@ -52,6 +52,16 @@ import Testing
         }
     }
 
+    /// Foundation's XMLParser crashes on a processing instruction without data (strlen of a
+    /// null pointer); the fuzzer's input is refused as malformed instead.
+    @Test func edmxWithAnEmptyProcessingInstruction() throws {
+        let found = try #require(Data(base64Encoded: "PD94bT8+CjxlZG14OkVkbXggVm5pPWVzcm8iAAAAADEuMCIgeGgBAAAAaXA9ImlvbjpTZXlzIHRoYXQgdGhlY2FidWxhcmllczoKICAtIGlubm90YWVzL21n"))
+        for document in [found, Data("<edmx:Edmx><?pi?></edmx:Edmx>".utf8)] {
+            let error = #expect(throws: CSDLReadError.self) { try CSDLReader.read(data: document) }
+            #expect(error?.description.contains("processing instruction") == true)
+        }
+    }
+
     /// The check above leaves a document in another encoding, announced by its byte-order mark,
     /// to the XML parser.
     @Test func edmxInUTF16StillReads() throws {
