@@ -768,16 +768,22 @@ def find_run(results, name, connections):
 def gateway_to_floor(results, floor_name, connections):
     """The gateway's req/s over the floor's in each round at `connections` (the floor runs right
     after the gateway): the median and the range, or None when either failed."""
+    ratios = floor_ratios(results, floor_name, connections)
+    return (median(ratios), min(ratios), max(ratios)) if ratios else None
+
+
+def floor_ratios(results, floor_name, connections):
+    """The gateway's req/s over the floor's in each round at `connections` where both
+    succeeded."""
     runs = {}
     for scenario in results["scenarios"]:
         if scenario["name"] in (floor_name, FLOOR_OF[floor_name]):
             runs[scenario["name"]] = {run["round"]: run for run in scenario["runs"]
                                       if run["connections"] == connections}
     floor_runs, gateway_runs = runs.get(floor_name, {}), runs.get(FLOOR_OF[floor_name], {})
-    ratios = [gateway_runs[r]["rps"] / floor_runs[r]["rps"] for r in floor_runs
-              if r in gateway_runs and floor_runs[r]["ok"] and gateway_runs[r]["ok"]
-              and floor_runs[r]["rps"]]
-    return (median(ratios), min(ratios), max(ratios)) if ratios else None
+    return [gateway_runs[r]["rps"] / floor_runs[r]["rps"] for r in floor_runs
+            if r in gateway_runs and floor_runs[r]["ok"] and gateway_runs[r]["ok"]
+            and floor_runs[r]["rps"]]
 
 
 def ratio_of_runs(results, name, other, connections):
