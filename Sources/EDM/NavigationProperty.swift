@@ -1,6 +1,8 @@
 /// A navigation property, resolved to the association that backs it and to the side that
 /// holds the foreign key, which is all a query needs to follow it.
-public final class NavigationProperty: @unchecked Sendable {
+/// `Identifiable` by the object: a response's writer finds an entity's expansions by `id`, a
+/// value, where passing the property itself took a reference to it for every entity.
+public final class NavigationProperty: Identifiable, @unchecked Sendable {
     public let name: String
     public let relationship: String
     public let fromRole: String

@@ -512,15 +512,18 @@ private let uriLogger: cmhd_uri_log_callback = { _, uri, connection in
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, _ in
     guard let cls, let context, let pointer = context.pointee else { return }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    Unmanaged<RequestState>.fromOpaque(pointer)._withUnsafeGuaranteedRef { state in
-        // A parked connection that ended before its response was sent (the client went away).
-        if state.readyResponse != nil {
-            state.readyResponse = nil
-            server.unpark()
+    // The server unretained too: every worker's requests end here, and a count they all
+    // changed moved its cache line between the cores with every request.
+    Unmanaged<HTTPServer>.fromOpaque(cls)._withUnsafeGuaranteedRef { server in
+        Unmanaged<RequestState>.fromOpaque(pointer)._withUnsafeGuaranteedRef { state in
+            // A parked connection that ended before its response was sent (the client went away).
+            if state.readyResponse != nil {
+                state.readyResponse = nil
+                server.unpark()
+            }
+            state.releaseBody(to: server.bodyBudget)
+            server.awaitHead(socket: state.socket)
         }
-        state.releaseBody(to: server.bodyBudget)
-        server.awaitHead(socket: state.socket)
     }
     context.pointee = nil
 }

@@ -8,8 +8,8 @@ import ODataURI
 
 /// The OData service: it turns an HTTP request into a `UriInfo`, runs it against its
 /// `EntityStore` and writes the response. One service serves every server thread: what it
-/// holds (model, metadata, layouts, configuration) never changes after init, and what a thread
-/// keeps between requests (reader, parse cache) is that thread's `WorkerContext`.
+/// holds (model, metadata, configuration) never changes after init, and what a thread keeps
+/// between requests (reader, parse cache, entity layouts) is that thread's `WorkerContext`.
 public final class ODataService: Sendable {
     public struct Configuration: Sendable {
         /// The path of the service root, e.g. `/CarDealer.svc`.
@@ -58,7 +58,6 @@ public final class ODataService: Sendable {
     private let logsAccess: Bool
     let uriParser: UriParser
     let metadataXML: [UInt8]
-    let entityLayouts: EntityLayouts
     /// The header lists of 200 JSON responses, which every such response shares (`okHeaders`).
     let jsonHeaders: (v1: [(String, String)], v2: [(String, String)])
     /// Each server thread's context, made on its first request and released when it ends.
@@ -116,12 +115,11 @@ public final class ODataService: Sendable {
         // bypass the cache and meet that check.
         let longestCachedTarget = min(1024, configuration.limits.maxURILength)
         self.metadataXML = Array(MetadataSerializer.xml(for: model).utf8)
-        self.entityLayouts = EntityLayouts(model: model)
         self.jsonHeaders = (Self.headers(type: Self.jsonType, version: .v1), Self.headers(type: Self.jsonType, version: .v2))
         let madeWorkers = madeWorkers
         self.workers = ThreadLocal {
             let worker = WorkerContext(store: store, connections: connections, rowFilters: rules?.rowFilters ?? [],
-                                       longestCachedTarget: longestCachedTarget)
+                                       longestCachedTarget: longestCachedTarget, entityLayouts: EntityLayouts(model: model))
             madeWorkers.add(worker.record)
             return worker
         }
@@ -216,7 +214,9 @@ public final class ODataService: Sendable {
             var relative = Substring(path.utf8.dropFirst(rootLength))
             if relative.utf8.first == UInt8(ascii: "/") { relative = Substring(relative.utf8.dropFirst()) }
             return try uriParser.parse(path: relative, query: query)
-        }, derive: { info in QueryMemo(readScopeShape: ReadScopeShape(reading: info)) })
+        }, derive: { info in
+            QueryMemo(readScopeShape: ReadScopeShape(reading: info), expandsInPlace: Self.expandsInPlace(info))
+        })
         let maxVersion = try VersionNegotiation.checkRequest(dataServiceVersion: request.header(.dataServiceVersion),
                                                              maxDataServiceVersion: request.header(.maxDataServiceVersion))
         var method = request.method

@@ -83,6 +83,16 @@ extension ODataService {
     /// `EntityBudget` is counted as entities are read, and what follows a page (`pageEnd`: the
     /// 404 of a missing parent, the count, the next link) once its last entity is read; a
     /// failure is thrown where it happens, and the response dropped.
+    /// Whether `readEntities` reads the `$expand` of `info`'s target in place (`QueryMemo.expandsInPlace`).
+    static func expandsInPlace(_ info: UriInfo) -> Bool {
+        let expand = info.options.expand
+        switch info.resource {
+        case .entity: return expand.isEmpty || ExpansionStream.canStream(expand)
+        case .entityCollection: return JoinedExpansions.canJoin(expand)
+        default: return false
+        }
+    }
+
     private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
         let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))
@@ -90,7 +100,7 @@ extension ODataService {
         let atom = representation == .atom
         let reader = try context.worker.reader()
         var budget = entityBudget
-        let inPlace = single ? options.expand.isEmpty || ExpansionStream.canStream(options.expand) : JoinedExpansions.canJoin(options.expand)
+        let inPlace = context.queryMemo.expandsInPlace
         if single {
             let version: ResponseVersion = options.requiresVersion2 ? .v2 : .v1
             try budget.spend(1)
@@ -235,7 +245,7 @@ extension ODataService {
     }
 
     func serializer(_ context: RequestContext, _ version: ResponseVersion) -> VerboseJSONSerializer {
-        VerboseJSONSerializer(uris: context.uris, version: version, layouts: entityLayouts, writesETags: true)
+        VerboseJSONSerializer(uris: context.uris, version: version, layouts: context.worker.entityLayouts, writesETags: true)
     }
 
     func atomSerializer(_ context: RequestContext) -> AtomSerializer {

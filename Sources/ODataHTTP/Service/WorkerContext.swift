@@ -8,15 +8,19 @@ import ODataStore
 import ODataURI
 
 /// What one server thread keeps between its requests: its reader of the store, its parsed
-/// targets and its last service root. The service itself (model, metadata, layouts) is shared
-/// and never changes; everything that does is here, used by this thread alone, so none of it
-/// needs a lock. `ODataService.handle` finds the calling thread's context once per request and
-/// hands it down in the `RequestContext`.
+/// targets, its last service root and its entity layouts. The service itself (model, metadata)
+/// is shared and never changes; everything that does is here, used by this thread alone, so
+/// none of it needs a lock. `ODataService.handle` finds the calling thread's context once per
+/// request and hands it down in the `RequestContext`.
 final class WorkerContext {
     /// Its thread and what it served, which outlive it (`ODataService.workerRecords`).
     let record: WorkerRecord
     /// Parsed targets, with the SQL built for their queries.
     let parseCache: ParseCache<QueryMemo>
+    /// The JSON layouts of the model's entity types, this thread's own although they never
+    /// change: every entity written takes a reference to its layout, and the reference count of
+    /// a layout both workers shared moved its cache line between their cores with every entity.
+    let entityLayouts: EntityLayouts
     /// The last service root, by the Host header it came from (`ODataService.entityURIs`): a
     /// thread's requests nearly always name the same host.
     var serviceRootHost: String?
@@ -31,12 +35,14 @@ final class WorkerContext {
     /// `$metadata` needs none, and a failure to open one is then that read's error.
     private var openedReader: (any EntityReading)?
 
-    init(store: any EntityStore, connections: ReaderConnections, rowFilters: [RowFilter] = [], longestCachedTarget: Int) {
+    init(store: any EntityStore, connections: ReaderConnections, rowFilters: [RowFilter] = [], longestCachedTarget: Int,
+         entityLayouts: EntityLayouts) {
         record = WorkerRecord(thread: pthread_self())
         self.store = store
         self.connections = connections
         self.rowFilters = rowFilters
         parseCache = ParseCache<QueryMemo>(longestTarget: longestCachedTarget)
+        self.entityLayouts = entityLayouts
     }
 
     /// This thread's reader for this service: its own statements over the thread's connection

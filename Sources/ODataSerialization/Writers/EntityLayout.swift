@@ -16,6 +16,9 @@ final class EntityLayout: Sendable {
 
     struct Navigation {
         let property: NavigationProperty
+        /// The property's `id`, by which a row's expansions are found: read as a value, where
+        /// reading `property` takes a reference.
+        let propertyID: NavigationProperty.ID
         /// `,"Nav":` within `fragments`.
         let field: Range<Int>
         /// `/Nav`, escaped, for deferred links.
@@ -68,7 +71,7 @@ final class EntityLayout: Sendable {
                 json.byte(UInt8(ascii: "/"))
                 json.appendEscaped(nav.name)
             }
-            return Navigation(property: nav, field: field, suffix: suffix)
+            return Navigation(property: nav, propertyID: nav.id, field: field, suffix: suffix)
         }
         let keys = type.keyProperties
         if keys.count == 1, keys[0].type.isIntegral, keys[0].type != .int64, let set = type.entitySet {

@@ -186,14 +186,19 @@ public struct VerboseJSONSerializer {
                     }
                 }
             }
-            for navigation in layout.navigations {
-                let nav = navigation.property
-                if let select, !select.includes(navigation: nav.name) { continue }
-                room.put(fragments, navigation.field)
-                guard let children = row.children(for: nav) else {
+            // By index, and the expansions found by the property's `id`: a copy of a layout's
+            // `Navigation`, or the property passed on, takes a reference to the model's property,
+            // whose count every worker changes, so that its cache line moved between the cores
+            // with every entity.
+            let navigations = layout.navigations
+            for index in navigations.indices {
+                if let select, !select.includes(navigation: navigations[index].property.name) { continue }
+                room.put(fragments, navigations[index].field)
+                let children = row.isExpanded ? row.children(for: navigations[index].propertyID) : nil
+                guard let children else {
                     room.put(EntityLayout.deferredOpening)
                     json.copyWritten(uri, into: &room)
-                    room.put(fragments, navigation.suffix)
+                    room.put(fragments, navigations[index].suffix)
                     room.put(EntityLayout.deferredClosing)
                     continue
                 }
@@ -201,7 +206,7 @@ public struct VerboseJSONSerializer {
                 switch children {
                 case .single(let related):
                     if let related {
-                        try entity(related, select: select?.child(nav.name), into: &json)
+                        try entity(related, select: select?.child(navigations[index].property.name), into: &json)
                     } else {
                         json.raw("null")
                     }
@@ -209,7 +214,7 @@ public struct VerboseJSONSerializer {
                     if version == .v2 { json.raw("{\"results\":") }
                     json.raw("[")
                     let start = json.count
-                    let childSelect = select?.child(nav.name)
+                    let childSelect = select?.child(navigations[index].property.name)
                     // Read as written: a failure to read is thrown here, and the document dropped.
                     try related.forEach { row in
                         if json.count > start { json.raw(",") }

@@ -52,10 +52,10 @@ final class LevelExpansions: ExpansionSource {
 
     var children: [Child] = []
 
-    func entities(along navigation: NavigationProperty, from source: EntityRow) -> RelatedEntities? {
-        guard let child = children.first(where: { $0.navigation === navigation }) else { return nil }
+    func entities(along id: NavigationProperty.ID, from source: EntityRow) -> RelatedEntities? {
+        guard let child = children.first(where: { $0.navigation.id == id }) else { return nil }
         let linked = LinkKey(source, child.sourceIndexes).flatMap { child.byLink[$0] } ?? []
-        guard navigation.isCollection else { return .single(linked.first.map { child.entities[$0] }) }
+        guard child.navigation.isCollection else { return .single(linked.first.map { child.entities[$0] }) }
         return .lent(LinkedEntities(entities: child.entities, indexes: linked))
     }
 }

@@ -33,14 +33,21 @@ public struct EntityRow: EntityColumns {
 
     public var tagDigest: UInt64 { EntityTag.digest(of: self) }
 
+    /// Whether `$expand` gives this entity anything: when not, `children(for:)` is nil for
+    /// every navigation, and a writer need not name one to find that out.
+    public var isExpanded: Bool { joined != nil || expansions != nil }
+
     /// What `$expand` gives this entity along `navigation`; nil when it is not expanded. A
     /// joined navigation's entity is none when the join found no row, which its key, never
     /// null in a stored row, tells.
     public func children(for navigation: NavigationProperty) -> RelatedEntities? {
-        if let expansions, let related = expansions.entities(along: navigation, from: self) { return related }
-        guard let join = joined?.join(for: navigation) else { return nil }
-        return .single(join.found(in: columns)
-            ? EntityRow(type: navigation.target, columns: columns, offset: join.offset, joined: join.nested) : nil)
+        children(for: navigation.id)
+    }
+
+    /// `children(for:)` of the navigation property `id` identifies.
+    public func children(for id: NavigationProperty.ID) -> RelatedEntities? {
+        if let expansions, let related = expansions.entities(along: id, from: self) { return related }
+        return joined?.related(along: id, in: columns)
     }
 
     /// This entity and those joined to it that the row found: what a response writes of it.

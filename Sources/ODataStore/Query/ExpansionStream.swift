@@ -38,8 +38,9 @@ public final class ExpansionStream: ExpansionSource {
 
     /// The entities of `navigation` related to `source`, to be lent when written; nil when
     /// this stream does not expand it.
-    public func entities(along navigation: NavigationProperty, from source: EntityRow) -> RelatedEntities? {
-        guard let index = nodes.firstIndex(where: { $0.navigation === navigation }) else { return nil }
+    public func entities(along id: NavigationProperty.ID, from source: EntityRow) -> RelatedEntities? {
+        guard let index = nodes.firstIndex(where: { $0.navigation.id == id }) else { return nil }
+        let navigation = nodes[index].navigation
         // The collection's step of the target's read plan, by its place among the expansions.
         let step = memo?.step(index, along: navigation, joining: nodes[index].children)
             ?? ExpansionStep(navigation: navigation, joining: nodes[index].children)

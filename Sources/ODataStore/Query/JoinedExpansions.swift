@@ -8,6 +8,11 @@ import ODataURI
 public final class JoinedExpansions {
     struct Join {
         let navigation: NavigationProperty
+        /// `navigation.id`, which a row's expansions are looked up by.
+        let navigationID: NavigationProperty.ID
+        /// The navigation's target, held here: the property holds it unowned, and reading it
+        /// through that costs an atomic check of its count besides the reference.
+        let target: EntityType
         /// The position of the related entity's first stored column in the row.
         let offset: Int
         let nested: JoinedExpansions
@@ -16,6 +21,8 @@ public final class JoinedExpansions {
 
         init(navigation: NavigationProperty, offset: Int, nested: JoinedExpansions) {
             self.navigation = navigation
+            navigationID = navigation.id
+            target = navigation.target
             self.offset = offset
             self.nested = nested
             keyColumns = navigation.target.keyProperties.map { offset + $0.columnIndex }
@@ -87,16 +94,27 @@ public final class JoinedExpansions {
         }.joined(separator: ",")
     }
 
+    // The two reads below go through `joins` by index: a copy of a `Join` takes a reference to
+    // the model's navigation property, whose count every worker changes (see
+    // `VerboseJSONSerializer.entity`).
+
     /// One entity and those of these joins (and theirs) that `columns` found.
     func entityCount(in columns: LentRow) -> Int {
         var count = 1
-        for join in joins where join.found(in: columns) {
-            count += join.nested.entityCount(in: columns)
+        for index in joins.indices where joins[index].found(in: columns) {
+            count += joins[index].nested.entityCount(in: columns)
         }
         return count
     }
 
-    func join(for navigation: NavigationProperty) -> Join? {
-        joins.first { $0.navigation === navigation }
+    /// The entity the join along the navigation `id` identifies found in `columns`, none when
+    /// the LEFT JOIN matched nothing; nil when that navigation is not joined here.
+    func related(along id: NavigationProperty.ID, in columns: LentRow) -> RelatedEntities? {
+        for index in joins.indices where joins[index].navigationID == id {
+            guard joins[index].found(in: columns) else { return .single(nil) }
+            return .single(EntityRow(type: joins[index].target, columns: columns, offset: joins[index].offset,
+                                     joined: joins[index].nested))
+        }
+        return nil
     }
 }

@@ -24,9 +24,15 @@ public final class QueryMemo {
     /// How many statements a read of this target runs (`ReadScopeShape`): known from its parse,
     /// so worked out once with it rather than on every request.
     public let readScopeShape: ReadScopeShape
+    /// Whether the target's `$expand` is read as its response is written: streamed below a
+    /// single entity (`ExpansionStream.canStream`), joined into a page's rows
+    /// (`JoinedExpansions.canJoin`). Worked out with the parse too: asking on every request
+    /// took a reference to each expanded navigation property, whose count every worker changes.
+    public let expandsInPlace: Bool
 
-    public init(readScopeShape: ReadScopeShape = .severalStatements) {
+    public init(readScopeShape: ReadScopeShape = .severalStatements, expandsInPlace: Bool = false) {
         self.readScopeShape = readScopeShape
+        self.expandsInPlace = expandsInPlace
     }
 
     /// The step at `index`, or a new one kept there from now on when the memo has none for
