@@ -73,16 +73,6 @@ extension ODataService {
         }
     }
 
-    /// An entity or a page of a collection, with its expansions, in JSON or Atom alike, each
-    /// entity written from an `EntityRow` with its children (`EntityRow.children(for:)`). The
-    /// row is read in place as it is written when every expansion is read along with it:
-    /// joined into the row (single-valued navigations), or, below a single entity, read as the
-    /// response reaches it (`ExpansionStream`). Otherwise (expansions below expanded
-    /// collections) the entities and each expansion level are read first, one statement per
-    /// level, into an `EntityCursor`, which lends its rows the same way. The request's
-    /// `EntityBudget` is counted as entities are read, and what follows a page (`pageEnd`: the
-    /// 404 of a missing parent, the count, the next link) once its last entity is read; a
-    /// failure is thrown where it happens, and the response dropped.
     /// Whether `readEntities` reads the `$expand` of `info`'s target in place (`QueryMemo.expandsInPlace`).
     static func expandsInPlace(_ info: UriInfo) -> Bool {
         let expand = info.options.expand
@@ -93,6 +83,16 @@ extension ODataService {
         }
     }
 
+    /// An entity or a page of a collection, with its expansions, in JSON or Atom alike, each
+    /// entity written from an `EntityRow` with its children (`EntityRow.children(for:)`). The
+    /// row is read in place as it is written when every expansion is read along with it:
+    /// joined into the row (single-valued navigations), or, below a single entity, read as the
+    /// response reaches it (`ExpansionStream`). Otherwise (expansions below expanded
+    /// collections) the entities and each expansion level are read first, one statement per
+    /// level, into an `EntityCursor`, which lends its rows the same way. The request's
+    /// `EntityBudget` is counted as entities are read, and what follows a page (`pageEnd`: the
+    /// 404 of a missing parent, the count, the next link) once its last entity is read; a
+    /// failure is thrown where it happens, and the response dropped.
     private func readEntities(_ path: ResourcePath, single: Bool, context: RequestContext) throws -> HTTPResponse {
         let options = context.info.options
         let representation = try ContentNegotiation.forData(format: options.format, accept: context.request.header(.accept))

@@ -19,9 +19,9 @@ public protocol LentCollection: AnyObject {
 /// statement per expanded collection run as the response reaches it (`ExpansionStream`), or
 /// a level read by key list before the response (`LevelExpansions`).
 public protocol ExpansionSource: AnyObject {
-    /// The children of `source` along the navigation property `navigation` identifies; nil
-    /// when it is not expanded this way.
-    func entities(along navigation: NavigationProperty.ID, from source: EntityRow) -> RelatedEntities?
+    /// The children of `source` along the navigation property `id` identifies; nil when it is
+    /// not expanded this way.
+    func entities(along id: NavigationProperty.ID, from source: EntityRow) -> RelatedEntities?
 }
 
 /// The stored columns of one entity: an `EntityRow`, which every response is written from,

@@ -36,8 +36,8 @@ public final class ExpansionStream: ExpansionSource {
         }
     }
 
-    /// The entities of `navigation` related to `source`, to be lent when written; nil when
-    /// this stream does not expand it.
+    /// The entities related to `source` along the navigation property `id` identifies, to be
+    /// lent when written; nil when this stream does not expand it.
     public func entities(along id: NavigationProperty.ID, from source: EntityRow) -> RelatedEntities? {
         guard let index = nodes.firstIndex(where: { $0.navigation.id == id }) else { return nil }
         let navigation = nodes[index].navigation
