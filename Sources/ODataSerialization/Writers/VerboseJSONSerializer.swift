@@ -188,8 +188,8 @@ public struct VerboseJSONSerializer {
             }
             // By index, and the expansions found by the property's `id`: a copy of a layout's
             // `Navigation`, or the property passed on, takes a reference to the model's property,
-            // whose count every worker changes, so that its cache line moved between the cores
-            // with every entity.
+            // whose count every worker changes; its cache line moved between the cores with
+            // every entity.
             let navigations = layout.navigations
             for index in navigations.indices {
                 if let select, !select.includes(navigation: navigations[index].property.name) { continue }

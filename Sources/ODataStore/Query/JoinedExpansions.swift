@@ -25,7 +25,7 @@ public final class JoinedExpansions {
             target = navigation.target
             self.offset = offset
             self.nested = nested
-            keyColumns = navigation.target.keyProperties.map { offset + $0.columnIndex }
+            keyColumns = target.keyProperties.map { offset + $0.columnIndex }
         }
 
         /// Whether the join found its entity: its key, never null in a stored row, is null
