@@ -194,8 +194,10 @@ public struct VerboseJSONSerializer {
             for index in navigations.indices {
                 if let select, !select.includes(navigation: navigations[index].property.name) { continue }
                 room.put(fragments, navigations[index].field)
-                let children = row.isExpanded ? row.children(for: navigations[index].propertyID) : nil
-                guard let children else {
+                // Bound by the guard and consumed by the switch: a `RelatedEntities?` held in a
+                // local (nil for most navigations) is destroyed through its runtime metadata, a
+                // multi-payload enum's, some hundred instructions for each navigation written.
+                guard row.isExpanded, let children = row.children(for: navigations[index].propertyID) else {
                     room.put(EntityLayout.deferredOpening)
                     json.copyWritten(uri, into: &room)
                     room.put(fragments, navigations[index].suffix)
@@ -203,7 +205,7 @@ public struct VerboseJSONSerializer {
                     continue
                 }
                 json.commit(room)
-                switch children {
+                switch consume children {
                 case .single(let related):
                     if let related {
                         try entity(related, select: select?.child(navigations[index].property.name), into: &json)
