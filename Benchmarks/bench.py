@@ -550,12 +550,12 @@ class RawLibpq(RawInserts):
         return {"connections": result["connections"], "synchronousCommit": result["synchronousCommit"]}
 
 
-def start_gateway(servers, args, database, label):
+def start_gateway(servers, args, database, label, threads=None):
     """A gateway on the SQLite file `database`, or on the PostgreSQL database it names when it is
-    a postgresql:// URI."""
+    a postgresql:// URI, with `threads` workers (default --threads)."""
     store = ["--database", database] if database.startswith("postgresql://") else ["--db", database]
     command = [args.gateway, "serve", "--schema", args.schema, "--seed", args.seed_dir] + store + [
-               "--host", "127.0.0.1", "--port", "0", "--threads", str(args.threads)]
+               "--host", "127.0.0.1", "--port", "0", "--threads", str(threads or args.threads)]
     if args.gateway_log_level:
         command += ["--log-level", args.gateway_log_level]
     return servers.start(f"gateway ({label})", command,
@@ -602,6 +602,7 @@ def benchmark(args, servers):
     engines = ["sqlite"]
     raw_libpq = None
     postgres_gateways = []
+    postgres_gateway = None
     postgres_rows = None
     if args.database == "postgresql":
         url, insert_url, postgres_rows = start_postgres(servers, args, database)
@@ -613,8 +614,12 @@ def benchmark(args, servers):
     ceiling = start_ceiling(servers, args)
     gateway = start_gateway(servers, args, database, f"{args.people}")
     if args.database == "postgresql":
-        postgres_gateways = [start_gateway(servers, args, url, f"postgresql-{index + 1}")
-                             for index in range(args.gateways)]
+        postgres_gateways = [start_gateway(servers, args, url, f"postgresql-{index + 1}",
+                                           args.threads_per_gateway) for index in range(args.gateways)]
+        # The [PG] rows' one gateway: the first of the set when it has --threads workers, else
+        # one of its own.
+        postgres_gateway = (postgres_gateways[0] if args.threads_per_gateway == args.threads
+                            else start_gateway(servers, args, url, "postgresql", args.threads))
     idle_rss = gateway.status()
     ceiling_run(ceiling, args, 16, 1)  # warm-up
 
@@ -637,7 +642,7 @@ def benchmark(args, servers):
                                if floor and name in FLOOR_SCENARIOS else [])
                             + [(engine_name(name, engine), script, path, kind, engine)
                                for engine in engines[1:]])]
-    server_of = {"sqlite": gateway, "postgresql": postgres_gateways[0] if postgres_gateways else None,
+    server_of = {"sqlite": gateway, "postgresql": postgres_gateway,
                  "postgresql-gateways": postgres_gateways}
     scenarios = []
     log("probing every scenario")
@@ -718,6 +723,7 @@ def benchmark(args, servers):
     results["targets"] = check_targets(results)
     if args.database == "postgresql":
         results["postgres"] = {"rows": postgres_rows, "gateways": args.gateways,
+                               "threadsPerGateway": args.threads_per_gateway,
                                "libpqInsert": raw_libpq.summary()}
         results["postgresTargets"] = check_postgres_targets(results, args.connections)
     return results
@@ -897,8 +903,9 @@ def format_default(results):
         gateways = results["postgres"]["gateways"]
         lines.append(f"PostgreSQL: a throw-away cluster (scripts/postgres-cluster) with the same data set; "
                      f"[PG] rows: one gateway on it"
-                     + (f", [PG 2gw] rows: {gateways} gateways on it, wrk's connections and threads "
-                        f"shared out between them" if gateways > 1 else ""))
+                     + (f", [PG 2gw] rows: {gateways} gateways on it with "
+                        f"{results['postgres'].get('threadsPerGateway')} workers each, wrk's connections "
+                        f"and threads shared out between them" if gateways > 1 else ""))
     rounds = max((summary["runs"] for scenario in results["scenarios"]
                   for summary in scenario["summary"]), default=1)
 
@@ -1279,6 +1286,10 @@ def parse_arguments():
     parser.add_argument("--gateways", type=int, default=1,
                         help="with 2 or more (implies --database postgresql), every scenario also "
                              "runs against that many gateways on the one PostgreSQL database")
+    parser.add_argument("--threads-per-gateway", type=int, default=None,
+                        help="workers of each of the --gateways (default --threads); with --threads "
+                             "divided by --gateways, the gateways together have the workers, and "
+                             "so the database connections, of the one they are compared with")
     parser.add_argument("--floor", default=None,
                         help="the C floor server (Person(n) and Person?$top=20 with libmicrohttpd and SQLite alone)")
     parser.add_argument("--people", type=int, default=1000)
@@ -1324,6 +1335,7 @@ def parse_arguments():
         parser.error("--gateways must be at least 1")
     if args.gateways > 1:
         args.database = "postgresql"
+    args.threads_per_gateway = args.threads_per_gateway or args.threads
     if args.database == "postgresql" and args.growth:
         parser.error("--growth runs on SQLite only")
     if args.database == "postgresql" and not args.pg_insert:
@@ -1361,6 +1373,7 @@ def main():
         "threads": args.threads,
         "wrkThreads": args.wrk_threads, "people": args.people, "growth": args.growth,
         "database": args.database, "gateways": args.gateways,
+        "threadsPerGateway": args.threads_per_gateway,
         "synchronous": args.synchronous, "journal": args.journal})
     results["table"] = table.splitlines()
     path = os.path.join(args.results_dir, f"{args.stamp}.json")
