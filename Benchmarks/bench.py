@@ -901,11 +901,12 @@ def format_default(results):
                      f"POST Person [PG] run)")
     if results.get("postgres"):
         gateways = results["postgres"]["gateways"]
+        workers = results["postgres"].get("threadsPerGateway")
         lines.append(f"PostgreSQL: a throw-away cluster (scripts/postgres-cluster) with the same data set; "
                      f"[PG] rows: one gateway on it"
-                     + (f", [PG 2gw] rows: {gateways} gateways on it with "
-                        f"{results['postgres'].get('threadsPerGateway')} workers each, wrk's connections "
-                        f"and threads shared out between them" if gateways > 1 else ""))
+                     + (f", [PG 2gw] rows: {gateways} gateways on it with {workers} worker"
+                        f"{'' if workers == 1 else 's'} each, wrk's connections and threads shared "
+                        f"out between them" if gateways > 1 else ""))
     rounds = max((summary["runs"] for scenario in results["scenarios"]
                   for summary in scenario["summary"]), default=1)
 
@@ -1335,6 +1336,8 @@ def parse_arguments():
         parser.error("--gateways must be at least 1")
     if args.gateways > 1:
         args.database = "postgresql"
+    if args.threads_per_gateway is not None and (args.threads_per_gateway < 1 or args.gateways < 2):
+        parser.error("--threads-per-gateway must be at least 1, with --gateways 2 or more")
     args.threads_per_gateway = args.threads_per_gateway or args.threads
     if args.database == "postgresql" and args.growth:
         parser.error("--growth runs on SQLite only")
