@@ -241,8 +241,7 @@ import Testing
     }
 
     @Test(arguments: TestGateway.engines) func batchesWorkOnTheSecondSchema(engine: TestGateway.Engine) throws {
-        let gateway = try Self.makeGateway(engine)
-        let inventory = try TestGateway(schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
+        let inventory = try TestGateway(engine: engine, schema: TestGateway.fixtures.appendingPathComponent("Inventory.edmx"),
                                         seed: TestGateway.fixtures.appendingPathComponent("InventorySeed"))
         let body = Self.body([
             [
@@ -260,8 +259,7 @@ import Testing
 
     // MARK: The reader and writer on their own
 
-    @Test(arguments: TestGateway.engines) func parserReadsHeadersBodiesAndContentIDs(engine: TestGateway.Engine) throws {
-        let gateway = try Self.makeGateway(engine)
+    @Test func parserReadsHeadersBodiesAndContentIDs() throws {
         let text = "preamble\n--b\nContent-Type: application/http\n\nGET Person(1) HTTP/1.1\nAccept: application/json\n\n\n"
             + "--b\nContent-Type: multipart/mixed; boundary=\"c s\"\n\n--c s\nContent-Type: application/http\n\n"
             + "POST Car HTTP/1.1\nContent-ID: 7\nContent-Type: application/json\nContent-Length: 2\n\n{}ignored\n--c s--\n--b--\nepilogue"
@@ -278,8 +276,7 @@ import Testing
         #expect(throws: BatchError.self) { try BatchRequestParser(maximumOperations: 1).parse(Array(text.utf8), boundary: "b") }
     }
 
-    @Test(arguments: TestGateway.engines) func writerAndContentIDReferences(engine: TestGateway.Engine) throws {
-        let gateway = try Self.makeGateway(engine)
+    @Test func writerAndContentIDReferences() throws {
         let parts: [BatchResponsePart] = [
             .query(BatchOperationResponse(statusCode: 200, headers: BatchHeaders(["Content-Type": "text/plain"]), body: Array("5".utf8))),
             .changeSet([
