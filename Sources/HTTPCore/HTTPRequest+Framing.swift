@@ -189,18 +189,22 @@ extension HTTPServer {
     func clientAddress(_ connection: OpaquePointer) -> String? {
         guard configuration.recordsClientAddress, let address = cmhd_client_address(connection) else { return nil }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        // What `inet_ntop` wrote, up to its terminating zero.
+        func written() -> String {
+            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
             return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
                 var bytes = inet.pointee.sin_addr
                 guard inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
-                return String(cString: text) + ":" + String(UInt16(bigEndian: inet.pointee.sin_port))
+                return written() + ":" + String(UInt16(bigEndian: inet.pointee.sin_port))
             }
         case AF_INET6:
             return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet6 in
                 var bytes = inet6.pointee.sin6_addr
                 guard inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
-                return "[" + String(cString: text) + "]:" + String(UInt16(bigEndian: inet6.pointee.sin6_port))
+                return "[" + written() + "]:" + String(UInt16(bigEndian: inet6.pointee.sin6_port))
             }
         default:
             return nil
