@@ -202,7 +202,7 @@ import Glibc
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("stderr.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: log.path, contents: nil))
         let logHandle = try FileHandle(forWritingTo: log)
         let process = try GatewayProcess(arguments: ["serve", "--schema", "Schema/CarDealer.edmx", "--seed", "SeedData",
                                                      "--db", folder.appendingPathComponent("db.sqlite").path, "--port", "0",

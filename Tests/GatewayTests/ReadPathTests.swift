@@ -123,7 +123,7 @@ import Testing
         let personCar = try #require(gateway.model.entitySet(named: "Person")?.entityType.navigationProperty(named: "PersonCar"))
         func personCarKeys(committingOneFirst: Bool) throws -> [Int64] {
             var keys: [Int64] = []
-            try database.readScope { try reader.withSingle(path, streaming: info.options.expand) { person in
+            _ = try database.readScope { try reader.withSingle(path, streaming: info.options.expand) { person in
                 if committingOneFirst {
                     try writer.execute(#"INSERT INTO "PersonCar" ("personID", "carID", "createStamp") VALUES (1, 3, 0)"#)
                 }

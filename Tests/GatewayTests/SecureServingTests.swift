@@ -81,7 +81,7 @@ import Glibc
     func prepare() throws -> (reader: String, editor: String) {
         try makeCertificate()
         try #"{"roles": {"reader": {"hide": ["Person.ssn"]}}, "keys": []}"#.write(toFile: path("access.json"), atomically: true, encoding: .utf8)
-        FileManager.default.createFile(atPath: path("log.txt"), contents: nil)
+        try #require(FileManager.default.createFile(atPath: path("log.txt"), contents: nil))
         return (try addKey(name: "web", role: "reader"), try addKey(name: "office", role: "editor"))
     }
 
@@ -160,7 +160,7 @@ import Glibc
     }
 
     @Test func servingOpenSaysThatAnyoneCanWrite() throws {
-        FileManager.default.createFile(atPath: path("log.txt"), contents: nil)
+        try #require(FileManager.default.createFile(atPath: path("log.txt"), contents: nil))
         let gateway = try GatewayProcess(arguments: ["serve", "--port", "0", "--db", path("db.sqlite"), "--allow-anonymous"],
                                          standardError: FileHandle(forWritingAtPath: path("log.txt"))!)
         #expect(try gateway.get("Car(1)").status == 200)
