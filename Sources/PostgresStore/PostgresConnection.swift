@@ -29,12 +29,13 @@ public final class PostgresConnection {
     public var readScopeTally = ReadScopeTally()
     /// The read scope `readScope` runs, while it runs (`SnapshotScope`).
     var snapshotScope: SnapshotScope?
-    /// How many statements the last snapshot scope that began with a statement ran, by that
-    /// statement's text: the next such scope sends its COMMIT with that many-th statement.
-    var scopeLengths: [String: Int] = [:]
-    /// First statements whose scopes ran more statements than the one before: their COMMIT
-    /// is sent after the scope, as for a first statement never seen.
-    var unpredictableScopes: Set<String> = []
+    /// What the last snapshot scope of a read plan ran (`ScopePlan`): the next such scope
+    /// sends its COMMIT with its last statement, and all its statements at once when their
+    /// parameters are the first's.
+    var scopePlans: [ScopePlan.Key: ScopePlan] = [:]
+    /// Plans whose scopes ran more statements than the one before: their COMMIT is sent after
+    /// the scope, as for a plan never seen.
+    var unpredictableScopes: Set<ScopePlan.Key> = []
     /// Past this many prepared statements the connection forgets them all (`DEALLOCATE ALL`):
     /// statement shapes come from requests, and the server keeps each one's plan.
     public static let preparedStatementLimit = 512
@@ -171,17 +172,39 @@ public final class PostgresConnection {
                 throw PostgresError(sqlState: "22021", message: "text holds U+0000 (NUL), which PostgreSQL cannot store", sql: sql)
             }
         }
-        let commitAfter = try countInSnapshotScope(sql)
-        let connection = try live()
-        let name = try statementName(sql, connection)
-        if deferredBegin != nil || commitAfter {
+        switch try stepSnapshotScope(sql, parameters) {
+        case .prefetched(let outcome):
+            return try outcome.get()
+        case .run(let commitAfter):
+            let connection = try live()
+            let name = try statementName(sql, connection)
+            guard deferredBegin != nil || commitAfter else { return try executePrepared(name, parameters, sql: sql, connection) }
             let begin = deferredBegin
             deferredBegin = nil
-            let result = try pipelined(begin, name, parameters, sql: sql, commit: commitAfter, connection)
+            let outcomes = try pipelined(begin, [Pipelined(name: name, sql: sql, parameters: parameters)], commit: commitAfter, connection)
             if commitAfter { snapshotScope?.ended = PQtransactionStatus(connection) == PQTRANS_IDLE }
-            return result
+            return try outcomes[0].get()
+        case .runWithPredicted(let predicted):
+            let connection = try live()
+            let texts = [sql] + predicted.map(\.sql)
+            var names = try texts.map { (text) throws(PostgresError) in try statementName(text, connection) }
+            // Preparing one may have forgotten the others (`preparedStatementLimit`), at most once.
+            if zip(texts, names).contains(where: { prepared[$0] != $1 }) {
+                names = try texts.map { (text) throws(PostgresError) in try statementName(text, connection) }
+            }
+            let statements = zip(names, [parameters] + predicted.map(\.parameters)).enumerated().map {
+                Pipelined(name: $1.0, sql: texts[$0], parameters: $1.1)
+            }
+            let begin = deferredBegin
+            deferredBegin = nil
+            let outcomes = try pipelined(begin, statements, commit: true, connection)
+            snapshotScope?.ended = PQtransactionStatus(connection) == PQTRANS_IDLE
+            snapshotScope?.prefetched = zip(predicted, outcomes.dropFirst()).map {
+                PrefetchedStatement(sql: $0.sql, parameters: $0.parameters, outcome: $1)
+            }
+            readScopeTally.countPrefetched(predicted.count)
+            return try outcomes[0].get()
         }
-        return try executePrepared(name, parameters, sql: sql, connection)
     }
 
     /// The prepared statement `name` run and waited for: its rows, or its failure thrown.
@@ -199,13 +222,33 @@ public final class PostgresConnection {
         return PostgresResult(result)
     }
 
-    /// Counts `sql` in the running read scope; true when the scope's COMMIT is to travel with
-    /// it (it is the transaction's expected last statement). A statement past the scope's
-    /// snapshot (its COMMIT sent, or a lone statement run) would read another one: it is
-    /// refused without being sent, and the scope is marked to run again.
-    private func countInSnapshotScope(_ sql: String) throws(PostgresError) -> Bool {
-        guard var scope = snapshotScope else { return false }
+    /// What `query` does with a statement, as its read scope decides.
+    private enum ScopeStep {
+        /// Run it, with the scope's COMMIT in its round trip when it is the scope's last.
+        case run(commitAfter: Bool)
+        /// Run it and the scope's later statements, predicted, with the COMMIT, in one round trip.
+        case runWithPredicted([PredictedStatement])
+        /// It was sent ahead, in the round trip of the scope's first statement: its outcome.
+        case prefetched(Result<PostgresResult, PostgresError>)
+    }
+
+    /// Counts `sql` in the running read scope and says how to run it. A statement past the
+    /// scope's snapshot (its COMMIT sent, or a lone statement run), or one that is not the
+    /// statement sent ahead for it, would read another snapshot: it is refused without being
+    /// sent, and the scope is marked to run again.
+    private func stepSnapshotScope(_ sql: String, _ parameters: [SQLValue]) throws(PostgresError) -> ScopeStep {
+        guard var scope = snapshotScope else { return .run(commitAfter: false) }
         defer { snapshotScope = scope }
+        if !scope.prefetched.isEmpty {
+            let next = scope.prefetched.removeFirst()
+            if next.sql == sql && next.parameters == parameters {
+                scope.statements += 1
+                return .prefetched(next.outcome)
+            }
+            scope.prefetched.removeAll()
+            scope.ended = true
+            scope.mispredicted = true
+        }
         guard !scope.ended else {
             scope.overran = true
             scope.refusedSQL = sql
@@ -213,41 +256,72 @@ public final class PostgresConnection {
                                 message: "a read scope ran more statements than expected", sql: sql)
         }
         if scope.statements == 0 {
-            scope.firstSQL = sql
-            if scope.inTransaction { scope.expected = unpredictableScopes.contains(sql) ? nil : scopeLengths[sql] }
+            let key = scope.plan.map(ScopePlan.Key.plan) ?? .firstStatement(sql)
+            scope.planKey = key
+            if scope.inTransaction && !unpredictableScopes.contains(key) {
+                if let plan = scopePlans[key] {
+                    scope.expected = plan.length
+                    if let predicted = plan.predicted(from: parameters) {
+                        scope.statements = 1
+                        return .runWithPredicted(predicted)
+                    }
+                } else {
+                    scope.learningFrom = parameters
+                }
+            }
+        } else if let first = scope.learningFrom {
+            scope.observed.append(ScopePlan.later(sql, parameters: parameters, firstParameters: first))
         }
         scope.statements += 1
-        guard scope.expected == scope.statements else { return false }
+        guard scope.expected == scope.statements else { return .run(commitAfter: false) }
         // Without a transaction the statement is its own snapshot, and ends the scope's.
         if !scope.inTransaction { scope.ended = true }
-        return scope.inTransaction
+        return .run(commitAfter: scope.inTransaction)
     }
 
-    /// `begin` (when given), the prepared statement `name` and, with `commit`, COMMIT, in one
-    /// round trip: sent in a pipeline, then every answer read. A failed BEGIN fails the
-    /// statement with BEGIN's error; a failed statement skips the COMMIT (the transaction is
-    /// left failed, for its scope to roll back); a failed COMMIT leaves the transaction open.
-    private func pipelined(_ begin: String?, _ name: String, _ parameters: [SQLValue], sql: String, commit: Bool,
-                           _ connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
+    /// A prepared statement to send in a pipeline.
+    private struct Pipelined {
+        let name: String
+        let sql: String
+        let parameters: [SQLValue]
+    }
+
+    /// `begin` (when given), the prepared `statements` and, with `commit`, COMMIT, in one round
+    /// trip: sent in a pipeline, then every answer read; each statement's outcome, in order. A
+    /// failed BEGIN, or a pipeline that could not be sent, is thrown. After a failed statement
+    /// the server skips the rest (their outcome is that failure's) and the COMMIT: the
+    /// transaction is left failed, for its scope to roll back; a failed COMMIT leaves it open.
+    private func pipelined(_ begin: String?, _ statements: [Pipelined], commit: Bool,
+                           _ connection: OpaquePointer) throws(PostgresError) -> [Result<PostgresResult, PostgresError>] {
         guard PQenterPipelineMode(connection) == 1 else {
             if let begin { try executeSimple(begin) }
-            let result = try executePrepared(name, parameters, sql: sql, connection)
-            if commit { try? executeSimple("COMMIT") }
-            return result
+            var outcomes: [Result<PostgresResult, PostgresError>] = []
+            for statement in statements {
+                let outcome = Result { () throws(PostgresError) in
+                    try executePrepared(statement.name, statement.parameters, sql: statement.sql, connection)
+                }
+                outcomes.append(outcome)
+                if case .failure = outcome { break }
+            }
+            if commit, case .success = outcomes.last { try? executeSimple("COMMIT") }
+            while outcomes.count < statements.count { outcomes.append(outcomes[outcomes.count - 1]) }
+            return outcomes
         }
-        let beginSent = begin.map { PQsendQueryParams(connection, $0, 0, nil, nil, nil, nil, 0) == 1 } ?? true
-        let sent = beginSent
-            && Self.withParameters(parameters, { count, values, lengths, formats in
-                PQsendQueryPrepared(connection, name, count, values, lengths, formats, 0)
+        var sent = begin.map { PQsendQueryParams(connection, $0, 0, nil, nil, nil, nil, 0) == 1 } ?? true
+        for statement in statements where sent {
+            sent = Self.withParameters(statement.parameters, { count, values, lengths, formats in
+                PQsendQueryPrepared(connection, statement.name, count, values, lengths, formats, 0)
             }) == 1
+        }
+        sent = sent
             && (!commit || PQsendQueryParams(connection, "COMMIT", 0, nil, nil, nil, nil, 0) == 1)
             && PQpipelineSync(connection) == 1
         // Each statement's answer is its results then a null; the sync's is PIPELINE_SYNC. A
         // broken connection answers nulls, hence the bound.
         var results: [OpaquePointer] = []
         var nulls = 0
-        let statements = (begin == nil ? 0 : 1) + 1 + (commit ? 1 : 0)
-        while sent && nulls <= statements {
+        let sentCount = (begin == nil ? 0 : 1) + statements.count + (commit ? 1 : 0)
+        while sent && nulls <= sentCount {
             guard let result = PQgetResult(connection) else {
                 nulls += 1
                 if PQstatus(connection) != CONNECTION_OK { break }
@@ -260,22 +334,41 @@ public final class PostgresConnection {
             results.append(result)
         }
         PQexitPipelineMode(connection)
-        // Every result but the statement's, when it succeeded, is released here.
-        var kept: OpaquePointer?
-        defer { results.filter { $0 != kept }.forEach { PQclear($0) } }
-        guard sent else { throw failure(nil, sql: begin ?? sql) }
+        // Every result but the statements' successful ones is released here.
+        var kept: Set<OpaquePointer> = []
+        defer { results.filter { !kept.contains($0) }.forEach { PQclear($0) } }
+        guard sent else { throw failure(nil, sql: begin ?? statements.first?.sql) }
         if let begin {
             guard let beginResult = results.first, PQresultStatus(beginResult) == PGRES_COMMAND_OK else {
                 throw failure(results.first, sql: begin)
             }
         }
-        let index = begin == nil ? 0 : 1
-        guard results.count > index else { throw failure(nil, sql: sql) }
-        let result = results[index]
-        let status = PQresultStatus(result)
-        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else { throw failure(result, sql: sql) }
-        kept = result
-        return PostgresResult(result)
+        let offset = begin == nil ? 0 : 1
+        var outcomes: [Result<PostgresResult, PostgresError>] = []
+        var firstFailure: PostgresError?
+        for (index, statement) in statements.enumerated() {
+            if let firstFailure {
+                outcomes.append(.failure(firstFailure))
+                continue
+            }
+            guard results.count > offset + index else {
+                let error = failure(nil, sql: statement.sql)
+                firstFailure = error
+                outcomes.append(.failure(error))
+                continue
+            }
+            let result = results[offset + index]
+            let status = PQresultStatus(result)
+            guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+                let error = failure(result, sql: statement.sql)
+                firstFailure = error
+                outcomes.append(.failure(error))
+                continue
+            }
+            kept.insert(result)
+            outcomes.append(.success(PostgresResult(result)))
+        }
+        return outcomes
     }
 
     /// Every row of `sql`'s result, owned.

@@ -10,6 +10,7 @@ public final class ReadScopeTally: Sendable {
     private let lastOverrun = Mutex<String?>(nil)
     private let earlyCommit = Atomic<Int>(0)
     private let earlyCommitOverran = Atomic<Int>(0)
+    private let prefetched = Atomic<Int>(0)
 
     public init() {}
 
@@ -24,6 +25,13 @@ public final class ReadScopeTally: Sendable {
     public var earlyCommitScopes: Int { earlyCommit.load(ordering: .relaxed) }
     /// Snapshot scopes that ran more statements than expected, and so were run again.
     public var earlyCommitOverruns: Int { earlyCommitOverran.load(ordering: .relaxed) }
+
+    /// Statements sent in the round trip of their scope's first statement (`ScopePlan`).
+    public var prefetchedStatements: Int { prefetched.load(ordering: .relaxed) }
+
+    func countPrefetched(_ statements: Int) {
+        prefetched.add(statements, ordering: .relaxed)
+    }
 
     func countEarlyCommit() {
         earlyCommit.add(1, ordering: .relaxed)

@@ -292,6 +292,73 @@ import Testing
         #expect(reader.readScopeTally.overrunScopes == 0)
     }
 
+    /// Once a scope of one shape has run, the next one's later statements, whose parameters
+    /// were all the first statement's (a single entity's expansion takes its key), are sent in
+    /// the first statement's round trip with the next scope's own values, and still see one
+    /// snapshot. A later statement asked with other parameters than predicted is refused, the
+    /// scope runs again, and only its COMMIT is predicted from then on.
+    @Test func aScopesLaterStatementsTravelWithItsFirstWhenTheyTakeItsParameters() throws {
+        let database = try PostgresTestDatabase()
+        let reader = try database.connect()
+        let other = try database.connect()
+        try other.execute("CREATE TABLE owner (id BIGINT PRIMARY KEY)")
+        try other.execute("CREATE TABLE item (id BIGINT PRIMARY KEY, owner BIGINT)")
+        for owner in 1...3 { _ = try other.query("INSERT INTO owner VALUES ($1)", [.integer(Int64(owner))]) }
+        var nextItem: Int64 = 0
+        var runs = 0
+        // An owner and its items' count, another gateway adding an item of that owner between.
+        func ownerAndItems(_ owner: Int64, itemsOf itemOwner: Int64? = nil) throws -> [[SQLValue]] {
+            try reader.readScope {
+                runs += 1
+                let found = try reader.rows("SELECT id FROM owner WHERE id = $1", [.integer(owner)])
+                nextItem += 1
+                _ = try other.query("INSERT INTO item VALUES ($1, $2)", [.integer(nextItem), .integer(owner)])
+                return found + (try reader.rows("SELECT count(*) FROM item WHERE owner = $1", [.integer(itemOwner ?? owner)]))
+            }
+        }
+        let tally = reader.readScopeTally
+        #expect(try ownerAndItems(1) == [[.integer(1)], [.integer(0)]], "the first scope of its shape learns it")
+        #expect(tally.prefetchedStatements == 0 && tally.earlyCommitScopes == 0)
+        #expect(try ownerAndItems(2) == [[.integer(2)], [.integer(0)]], "owner 2's count, from the scope's snapshot")
+        #expect(tally.prefetchedStatements == 1 && tally.earlyCommitScopes == 1)
+        #expect(try ownerAndItems(2) == [[.integer(2)], [.integer(1)]])
+        #expect(tally.prefetchedStatements == 2)
+        #expect(!reader.isInTransaction)
+
+        runs = 0
+        #expect(try ownerAndItems(3, itemsOf: 1) == [[.integer(3)], [.integer(1)]], "not the predicted count of owner 3")
+        #expect(runs == 2 && tally.earlyCommitOverruns == 1, "the count was refused, the scope run again")
+        #expect(tally.prefetchedStatements == 3)
+        #expect(try ownerAndItems(3) == [[.integer(3)], [.integer(2)]])
+        #expect(tally.prefetchedStatements == 3 && tally.earlyCommitScopes == 4, "its COMMIT still travels with the count")
+        #expect(!reader.isInTransaction && tally.overrunScopes == 0)
+    }
+
+    /// A later statement sent ahead that fails fails its scope when asked for, and leaves the
+    /// connection out of any transaction; one the scope does not ask for is not reported.
+    @Test func aFailingStatementSentAheadFailsOnlyTheScopeThatAsksForIt() throws {
+        let database = try PostgresTestDatabase()
+        let reader = try database.connect()
+        func quotient(_ divisor: Int64, ask: Bool = true) throws -> [[SQLValue]] {
+            try reader.readScope {
+                let first = try reader.rows("SELECT CAST($1 AS BIGINT)", [.integer(divisor)])
+                guard ask else { return first }
+                return try reader.rows("SELECT 10 / CAST($1 AS BIGINT)", [.integer(divisor)])
+            }
+        }
+        #expect(try quotient(5) == [[.integer(2)]])
+        #expect(try quotient(2) == [[.integer(5)]])
+        #expect(reader.readScopeTally.prefetchedStatements == 1)
+        var failed: PostgresError?
+        do { _ = try quotient(0) } catch { failed = error as? PostgresError }
+        #expect(failed?.sqlState == "22012", "division by zero: \(String(describing: failed))")
+        #expect(!reader.isInTransaction)
+        #expect(try quotient(0, ask: false) == [[.integer(0)]], "the failed division was not asked for")
+        #expect(!reader.isInTransaction)
+        #expect(try quotient(1) == [[.integer(10)]])
+        #expect(reader.readScopeTally.prefetchedStatements == 4 && reader.readScopeTally.overrunScopes == 0)
+    }
+
     /// A write transaction that throws leaves nothing behind.
     @Test func aThrowingTransactionRollsBack() throws {
         struct Refused: Error {}

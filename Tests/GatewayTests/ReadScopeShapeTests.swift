@@ -161,4 +161,66 @@ import Testing
         #expect(tally.overrunScopes == overrun && tally.singleStatementScopes == single + 2)
         #expect(tally.overrunScopes == 0, "last: \(tally.lastOverrunSQL ?? "")")
     }
+    /// A read of several statements whose later statements take only the request's own values
+    /// (one entity's expansion takes its key, a page's count its filter's values) sends them in
+    /// the round trip of its first once a read of its shape has run: every shape answers as the
+    /// first time, other keys and filter values answer for themselves, and shapes that share a
+    /// first statement but not the rest (other expansions of one entity) are run again, never
+    /// answered wrong.
+    @Test func laterStatementsSentAheadAnswerAsTheyWouldHave() throws {
+        let gateway = try TestGateway(engine: .postgresql)
+        let tally = try #require(gateway.postgresStore?.readScopeTally)
+        var firstAnswers: [String: String] = [:]
+        for round in 0..<2 {
+            for shape in Self.shapes where !shape.single {
+                let response = try gateway.get(TestGateway.encodeQuery(shape.target), accept: shape.accept)
+                #expect(response.status == shape.status, "\(shape): \(response.text.prefix(300))")
+                if round == 0 {
+                    firstAnswers[shape.description] = response.text
+                } else {
+                    #expect(response.text == firstAnswers[shape.description], "\(shape) answers as the first time")
+                }
+            }
+        }
+        #expect(tally.prefetchedStatements > 0 && tally.overrunScopes == 0)
+    }
+
+    /// The blog's expansion of one person, read once to learn its plan: then every person's
+    /// expansion is sent in the round trip of the first statement, each with its own key, while
+    /// another plan that begins with the same statement (the person's cars) is read between.
+    /// A filtered page's count is sent ahead from the second read of its target on.
+    @Test func otherKeysAndFilterValuesAreSentAheadWithTheirOwnValues() throws {
+        let gateway = try TestGateway(engine: .postgresql)
+        let tally = try #require(gateway.postgresStore?.readScopeTally)
+        // Each of the gateway's two workers learns on its own connection: two reads, one each
+        // (connections are dealt to the workers in turn).
+        let expansion = "?$expand=PersonCar,PersonCar/Car"
+        for _ in 0..<2 { _ = try gateway.get(TestGateway.encodeQuery("Person(1)" + expansion)) }
+        for person in 1...4 {
+            let before = tally.prefetchedStatements
+            let response = try gateway.get(TestGateway.encodeQuery("Person(\(person))" + expansion))
+            #expect(tally.prefetchedStatements == before + 1, "Person(\(person))'s cars were sent ahead")
+            let cars = try #require((try response.d() as? [String: Any])?["PersonCar"] as? [[String: Any]], "\(response.text.prefix(300))")
+            let listed = try #require((try gateway.get(TestGateway.encodeQuery("Person(\(person))/PersonCar?$select=personCarID")).d()
+                as? [String: Any])?["results"] as? [[String: Any]])
+            #expect(!cars.isEmpty && cars.map { $0["personCarID"] as? Int } == listed.map { $0["personCarID"] as? Int },
+                    "Person(\(person))'s cars")
+            #expect(cars.allSatisfy { $0["Car"] is [String: Any] })
+        }
+        // A filter value is a target of its own (only keys share a plan): its first read on each
+        // worker learns.
+        for lastName in ["Samson", "Gonzalez", "O''Brien", "Nobody"] {
+            let filter = "$filter=lastName eq '\(lastName)'"
+            let target = TestGateway.encodeQuery("Person?\(filter)&$orderby=firstName&$top=1&$inlinecount=allpages")
+            let counted = try gateway.get(TestGateway.encodeQuery("Person/$count?\(filter)"), accept: "*/*")
+            let expected = try #require(Int(counted.text))
+            for read in 0..<3 {
+                let before = tally.prefetchedStatements
+                let page = try #require(try gateway.get(target).d() as? [String: Any])
+                #expect(Int(page["__count"] as? String ?? "") == expected, "\(lastName)")
+                #expect(tally.prefetchedStatements == before + (read == 2 ? 1 : 0), "\(lastName)'s count was sent ahead the third time")
+            }
+        }
+        #expect(tally.overrunScopes == 0 && tally.earlyCommitOverruns == 0)
+    }
 }

@@ -9,4 +9,10 @@ public enum ReadScopeShape: Sendable, Equatable {
     case singleStatement
     /// Any number of statements, all in one snapshot.
     case severalStatements
+    /// Any number of statements, all in one snapshot, read for one read plan (`QueryMemo`), told
+    /// apart by `plan`: its reads mostly run the same statements, differing in their parameters.
+    /// An engine whose round trips are costly may learn them from one read and send a later
+    /// read's together, provided it gives each statement only a result of its own text and
+    /// parameters.
+    case plannedStatements(plan: Int)
 }

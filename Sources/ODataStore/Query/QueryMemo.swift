@@ -1,5 +1,6 @@
 import EDM
 import ODataURI
+import Synchronization
 
 /// The read plan of one request target: the SQL built for its queries, kept with the target's
 /// parse (the gateway keeps it in its `ParseCache`), so that a repeated request finds its
@@ -29,9 +30,14 @@ public final class QueryMemo {
     /// (`JoinedExpansions.canJoin`). Worked out with the parse too: asking on every request
     /// took a reference to each expanded navigation property, whose count every worker changes.
     public let expandsInPlace: Bool
+    /// The last number given to a memo's `plannedStatements`.
+    private static let plans = Atomic<Int>(0)
 
+    /// A read of several statements is `plannedStatements`, with a number no other memo of the
+    /// process has, so that an engine can tell this memo's reads from others' that begin alike.
     public init(readScopeShape: ReadScopeShape = .severalStatements, expandsInPlace: Bool = false) {
-        self.readScopeShape = readScopeShape
+        self.readScopeShape = readScopeShape == .severalStatements
+            ? .plannedStatements(plan: Self.plans.add(1, ordering: .relaxed).newValue) : readScopeShape
         self.expandsInPlace = expandsInPlace
     }
 
