@@ -192,9 +192,8 @@ public final class PostgresConnection {
             if zip(texts, names).contains(where: { prepared[$0] != $1 }) {
                 names = try texts.map { (text) throws(PostgresError) in try statementName(text, connection) }
             }
-            let statements = zip(names, [parameters] + predicted.map(\.parameters)).enumerated().map {
-                Pipelined(name: $1.0, sql: texts[$0], parameters: $1.1)
-            }
+            let values = [parameters] + predicted.map(\.parameters)
+            let statements = texts.indices.map { Pipelined(name: names[$0], sql: texts[$0], parameters: values[$0]) }
             let begin = deferredBegin
             deferredBegin = nil
             let outcomes = try pipelined(begin, statements, commit: true, connection)
