@@ -26,7 +26,7 @@ public final class ReadScopeTally: Sendable {
     /// Snapshot scopes that ran more statements than expected, and so were run again.
     public var earlyCommitOverruns: Int { earlyCommitOverran.load(ordering: .relaxed) }
 
-    /// Statements sent in the round trip of their scope's first statement (`ScopePlan`).
+    /// Statements sent, and answered, in the round trip of their scope's first statement (`ScopePlan`).
     public var prefetchedStatements: Int { prefetched.load(ordering: .relaxed) }
 
     func countPrefetched(_ statements: Int) {

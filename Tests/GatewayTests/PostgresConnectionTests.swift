@@ -359,6 +359,32 @@ import Testing
         #expect(reader.readScopeTally.prefetchedStatements == 4 && reader.readScopeTally.overrunScopes == 0)
     }
 
+    /// A scope whose statements would all be sent at once finds its connection ended (as a
+    /// server restart ends it): it fails as busy, and the next scope of its plan runs on a new
+    /// connection, its statements prepared again and still sent at once.
+    @Test func aScopeSentAtOnceOnALostConnectionFailsAsBusyAndTheNextReconnects() throws {
+        let database = try PostgresTestDatabase()
+        let reader = try database.connect()
+        let admin = try database.connect()
+        func doubledAndTripled(_ value: Int64) throws -> [[SQLValue]] {
+            try reader.readScope {
+                try reader.rows("SELECT $1 * 2", [.integer(value)]) + (try reader.rows("SELECT $1 * 3", [.integer(value)]))
+            }
+        }
+        #expect(try doubledAndTripled(1) == [[.integer(2)], [.integer(3)]])
+        #expect(try doubledAndTripled(2) == [[.integer(4)], [.integer(6)]])
+        #expect(reader.readScopeTally.prefetchedStatements == 1)
+        let pid = try reader.rows("SELECT pg_backend_pid()")[0][0]
+        _ = try admin.query("SELECT pg_terminate_backend(CAST($1 AS INTEGER))", [pid])
+        var lost: PostgresError?
+        do { _ = try doubledAndTripled(3) } catch { lost = error as? PostgresError }
+        #expect(lost?.isConnectionFailure == true && lost?.isBusy == true, "\(String(describing: lost))")
+        #expect(!reader.isInTransaction)
+        #expect(try doubledAndTripled(5) == [[.integer(10)], [.integer(15)]])
+        #expect(reader.readScopeTally.prefetchedStatements == 2, "counted when answered: the lost pipeline was not")
+        #expect(try reader.rows("SELECT pg_backend_pid()")[0][0] != pid)
+    }
+
     /// A write transaction that throws leaves nothing behind.
     @Test func aThrowingTransactionRollsBack() throws {
         struct Refused: Error {}
