@@ -2,12 +2,12 @@ import ODataStore
 
 /// What the last snapshot scope of a read plan (or, without one, that began with a statement) ran
 /// after its first statement, learned from that scope (`PostgresConnection.readScope`). Reads of
-/// one plan mostly run the same statements: its
-/// length lets the next such scope send its COMMIT with its last statement, and when each later
-/// statement's parameters were all among the first statement's (a single entity's expansion
-/// takes the entity's key, a count the page's filter values), the next scope sends every
-/// statement in the round trip of its first. What a later statement is then asked with is
-/// compared with what was sent: a result is used only for the same text and parameters.
+/// one plan mostly run the same statements: its length lets the next such scope send its COMMIT
+/// with its last statement, and when each later statement's parameters were all among the first
+/// statement's (a single entity's expansion takes the entity's key, a count the page's filter
+/// values), the next scope sends every statement in the round trip of its first. What a later
+/// statement is then asked with is compared with what was sent: a result is used only for the
+/// same text and parameters.
 struct ScopePlan {
     /// What a plan is learned for: the read plan a scope said it reads for
     /// (`ReadScopeShape.plannedStatements`), or else the scope's first statement.
@@ -28,8 +28,8 @@ struct ScopePlan {
     /// The statements a scope of this plan runs, the first included.
     var length: Int { later.count + 1 }
 
-    /// The same statements, none predicted: for a first statement that later statements of
-    /// other parameters followed.
+    /// The same statements, none predicted: for a plan whose later statements were once asked
+    /// with other values than predicted.
     var lengthOnly: ScopePlan {
         ScopePlan(later: later.map { LaterStatement(sql: $0.sql, parameterSources: nil) })
     }
