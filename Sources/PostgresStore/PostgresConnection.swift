@@ -198,9 +198,7 @@ public final class PostgresConnection {
             deferredBegin = nil
             let outcomes = try pipelined(begin, statements, commit: true, connection)
             snapshotScope?.ended = PQtransactionStatus(connection) == PQTRANS_IDLE
-            snapshotScope?.prefetched = zip(predicted, outcomes.dropFirst()).map {
-                PrefetchedStatement(sql: $0.sql, parameters: $0.parameters, outcome: $1)
-            }
+            snapshotScope?.prefetched = zip(predicted, outcomes.dropFirst()).map(PrefetchedStatement.init)
             readScopeTally.countPrefetched(predicted.count)
             return try outcomes[0].get()
         }
@@ -240,7 +238,7 @@ public final class PostgresConnection {
         defer { snapshotScope = scope }
         if !scope.prefetched.isEmpty {
             let next = scope.prefetched.removeFirst()
-            if next.sql == sql && next.parameters == parameters {
+            if next.statement == PredictedStatement(sql: sql, parameters: parameters) {
                 scope.statements += 1
                 return .prefetched(next.outcome)
             }

@@ -60,7 +60,7 @@ struct ScopePlan {
 }
 
 /// A statement a scope is expected to run, with the parameters it is expected to bind.
-struct PredictedStatement {
+struct PredictedStatement: Equatable {
     let sql: String
     let parameters: [SQLValue]
 }
@@ -68,7 +68,6 @@ struct PredictedStatement {
 /// A later statement of a scope, sent in the round trip of its first, with its outcome: given to
 /// the scope when it asks for the same text with the same parameters.
 struct PrefetchedStatement {
-    let sql: String
-    let parameters: [SQLValue]
+    let statement: PredictedStatement
     let outcome: Result<PostgresResult, PostgresError>
 }
