@@ -565,7 +565,7 @@ def start_gateway(servers, args, database, label, threads=None):
 def start_postgres(servers, args, database):
     """A throw-away cluster with the data set of the SQLite file `database` loaded into database
     `bench`, and `bench_insert`, a copy of it for the raw libpq insert loop; the cluster is
-    stopped once the servers are. Returns the two URIs and the rows loaded."""
+    stopped once the servers are. Returns the cluster, the two URIs and the rows loaded."""
     log("starting a PostgreSQL cluster (scripts/postgres-cluster)")
     cluster = postgres.Cluster(os.path.join(args.results_dir, "postgres"))
     servers.cleanups.append(cluster.stop)
@@ -576,7 +576,47 @@ def start_postgres(servers, args, database):
         + ", ".join(f"{table} {count}" for table, count in counts.items()))
     # A template must have no connections: copied before any gateway connects.
     postgres.psql(cluster.server_url, 'CREATE DATABASE "bench_insert" TEMPLATE "bench"')
-    return url, cluster.database_url("bench_insert"), counts
+    return cluster, url, cluster.database_url("bench_insert"), counts
+
+
+def capture_postgres_read(cluster, gateway, path, people):
+    """The statements a PostgreSQL gateway runs for one GET of `path` ("{n}": a person in the
+    middle of the data set), for `run_postgres_alone`. Each of the gateway's workers is asked
+    once, on a connection of its own (the gateway deals connections out in turn), so that the
+    read captured is one a worker had run before: a read of several statements then goes in one
+    pipeline."""
+    target = gateway.root_path + path.replace("{n}", str(max(1, people // 2)))
+
+    def send():
+        for _ in range(2):
+            connection = http.client.HTTPConnection(gateway.host, gateway.port, timeout=60)
+            try:
+                connection.request("GET", target, headers={"Accept": "application/json"})
+                response = connection.getresponse()
+                response.read()
+                if response.status != 200:
+                    raise RuntimeError(f"GET {target} answered {response.status} while its statements were captured")
+            finally:
+                connection.close()
+
+    read = postgres.capture_read(cluster.server_url, "bench", cluster.log_path, send)
+    log(f"  {path}: the gateway's statements alone are {len(read.statements)} statement(s)")
+    return read
+
+
+def run_postgres_alone(scenario, scenarios, result, url, args):
+    """The yardstick of a PostgreSQL read (postgres.py): its statements through pgbench, with
+    as many connections as the gateway has workers, right after the gateway's run; its rate,
+    and that rate over SQLite's for the same read in the same round at the same connections."""
+    path = os.path.join(args.results_dir, f"{args.stamp}-pgbench.sql")
+    rate = postgres.run_pgbench(url, scenario["alone"], args.threads, args.sqlite_seconds, path)
+    sqlite_rate = next((run["rps"] for other in scenarios if other["name"] == scenario["sqliteName"]
+                        for run in other["runs"] if run["round"] == result["round"]
+                        and run["connections"] == result["connections"] and run["ok"]), None)
+    ratio = rate / sqlite_rate if sqlite_rate else None
+    log(f"  the gateway's statements alone (pgbench): {rate:.0f} reads/s"
+        + (f", {ratio:.2f} x SQLite's req/s" if ratio else ""))
+    return {"readsPerSecond": rate, "ratio": ratio, "clients": args.threads}
 
 
 def start_floor(servers, args, database):
@@ -605,7 +645,7 @@ def benchmark(args, servers):
     postgres_gateway = None
     postgres_rows = None
     if args.database == "postgresql":
-        url, insert_url, postgres_rows = start_postgres(servers, args, database)
+        cluster, url, insert_url, postgres_rows = start_postgres(servers, args, database)
         raw_libpq = RawLibpq(args, insert_url)
         engines.append("postgresql")
         if args.gateways > 1:
@@ -656,6 +696,8 @@ def benchmark(args, servers):
             scenario["floorOf"] = FLOOR_OF[name]
         if engine != "sqlite":
             scenario["sqliteName"] = name[:-len(ENGINE_SUFFIXES[engine])]
+        if engine == "postgresql" and kind == "read" and probed["ok"]:
+            scenario["alone"] = capture_postgres_read(cluster, server, path, args.people)
         scenarios.append(scenario)
     ceiling_runs = {}
     # Rounds repeat the whole sequence, so that each scenario's runs are spread over the run's
@@ -680,6 +722,8 @@ def benchmark(args, servers):
                                      args.people, connections, args.duration, args)
                 result["round"] = round_number
                 result["ok"] = run_ok(result, scenario["probe"])
+                if "alone" in scenario and result["ok"]:
+                    result["postgresAlone"] = run_postgres_alone(scenario, scenarios, result, url, args)
                 if compare_raw:
                     raw_after = raw.run()
                     raw_rate = (raw_before["rowsPerSecond"] + raw_after["rowsPerSecond"]) / 2
@@ -708,6 +752,9 @@ def benchmark(args, servers):
     servers.stop_all()
     for scenario in scenarios:
         del scenario["server"]
+        if "alone" in scenario:
+            script, defines = scenario.pop("alone").pgbench_script()
+            scenario["postgresAloneScript"] = {"script": script, "variables": defines}
     raw_sqlite.remove()
     remove_database(database)
     if floor_database:
@@ -758,6 +805,10 @@ def summarize_runs(runs):
     if all("libpqInsert" in run for run in runs):
         summary.update(spread([run["libpqInsert"]["ratio"] for run in runs], "libpqRatio"))
         summary["libpqRuns"] = [run["libpqInsert"] for run in runs]
+    if all("postgresAlone" in run for run in runs):
+        summary.update(spread([run["postgresAlone"]["ratio"] for run in runs], "aloneRatio"))
+        summary["aloneReadsPerSecond"] = median([run["postgresAlone"]["readsPerSecond"] for run in runs])
+        summary["aloneClients"] = runs[0]["postgresAlone"]["clients"]
     return summary
 
 
@@ -835,7 +886,8 @@ def check_postgres_targets(results, connection_counts):
                 state = "failing requests"
             else:
                 state = "PASS" if compared[0] >= goal else "FAIL"
-            targets.append({"target": what, "goal": f">= {goal:.2f}", "result": state,
+            alone = run.get("aloneRatio") if run and engine == "postgresql" else None
+            targets.append({"target": what, "goal": f">= {goal:.2f}", "result": state, "alone": alone,
                             "value": compared[0] if compared and state != "failing requests" else None,
                             "range": list(compared[1:]) if compared else None,
                             "runs": run["runs"] if run else 0,
@@ -951,6 +1003,11 @@ def format_default(results):
                 compared = ratio_of_runs(results, scenario["name"], scenario["sqliteName"], summary["connections"])
                 if compared:
                     lines.append(f"    ^ {summary['connections']} connections: {ranged(*compared)} x SQLite's req/s")
+                if summary.get("aloneRatio") is not None:
+                    lines.append(f"      its statements alone (pgbench, {summary['aloneClients']} connections): "
+                                 f"{summary['aloneReadsPerSecond']:.0f}/s, "
+                                 f"{ranged(summary['aloneRatio'], summary['aloneRatioMin'], summary['aloneRatioMax'])}"
+                                 f" x SQLite's req/s")
         if engine == "postgresql-gateways":
             for summary in scenario["summary"]:
                 one = engine_name(scenario["sqliteName"], "postgresql")
@@ -1020,8 +1077,11 @@ def format_default(results):
         lines.append("Targets (issue 34, PostgreSQL; two gateways must also have no errors):")
         for target in results["postgresTargets"]:
             errors = target["errors"]
-            lines.append(target_line(target, 62, f"; non-2xx {errors['non2xx']}, socket errors {errors['socket']}"
-                                     if errors and "gateway" in target["target"] else ""))
+            beside = (f"; non-2xx {errors['non2xx']}, socket errors {errors['socket']}"
+                      if errors and "gateway" in target["target"] else "")
+            if target.get("alone") is not None:
+                beside += f"; statements alone {target['alone']:.2f}"
+            lines.append(target_line(target, 62, beside))
     return "\n".join(lines)
 
 

@@ -12,8 +12,12 @@ the largest key, as the gateway does after seeding, and the tables are analyzed.
 """
 
 import os
+import re
+import signal
 import sqlite3
 import subprocess
+import tempfile
+import time
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -58,6 +62,11 @@ class Cluster:
         self.folder = completed.stdout.strip().splitlines()[-1]
         with open(os.path.join(self.folder, "url")) as url:
             self.server_url = url.read().strip()
+
+    @property
+    def log_path(self):
+        """The server's log (pg_ctl -l)."""
+        return os.path.join(self.folder, "server.log")
 
     def database_url(self, name):
         """The URI of database `name` on this server."""
@@ -150,3 +159,211 @@ def load_dataset(sqlite_path, url, gateway, schema):
         source.close()
     psql(url, ADVANCE_IDENTITIES)
     return counts
+
+
+# ------------------------------------------------------------ the gateway's statements alone
+#
+# A PostgreSQL read's yardstick: the statements the gateway sent to the server for one request,
+# with the same parameters, run by pgbench on the same cluster with as many connections as a
+# gateway has workers, and no HTTP, JSON or gateway around them. The gateway cannot read faster
+# than that on the same machine (it does the same work in the server and more beside it), so
+# its rate over SQLite's bounds what a PostgreSQL read could reach here, as the C floor does
+# for SQLite.
+
+# One line of the server's log (scripts/postgres-cluster keeps log_line_prefix's default,
+# "%m [%p] "): time, backend pid, severity and message. Lines that do not match continue the
+# message before them.
+LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ \[(\d+)\] ([A-Z]+):  (.*)$")
+# A statement the server finished, as log_min_duration_statement writes it: a simple query's, or
+# the execute step of an extended query (a prepared statement, or one sent in a pipeline).
+FINISHED = re.compile(r"^duration: [\d.]+ ms  (?:statement|execute [^:]+): (.*)$", re.S)
+PARAMETER = re.compile(r"\$(\d+) = (NULL|'(?:[^']|'')*')")
+
+
+class CapturedRead:
+    """One read's statements in the order the server ran them, each with its parameters
+    ({number: text}); a read of several statements begins with BEGIN and ends with COMMIT."""
+
+    def __init__(self, statements):
+        self.statements = statements
+
+    def pgbench_script(self):
+        """The read as a pgbench script and its variables (`-D name=value`): each parameter is a
+        variable, which pgbench -M prepared binds as a parameter, as the gateway does. Several
+        statements go in one pipeline and wait for the server once, as the gateway sends a read
+        whose plan it has learned."""
+        lines = []
+        defines = {}
+        for index, (sql, parameters) in enumerate(self.statements):
+            def variable(match, index=index, parameters=parameters):
+                number = int(match.group(1))
+                name = f"s{index}p{number}"
+                defines[name] = parameters[number]
+                return ":" + name
+            lines.append(re.sub(r"\$(\d+)", variable, sql).rstrip().rstrip(";") + ";")
+        if len(lines) > 1:
+            lines = ["\\startpipeline"] + lines + ["\\endpipeline"]
+        return "\n".join(lines) + "\n", defines
+
+
+def parse_statement_log(text, pids):
+    """The statements that the backends `pids` finished, in the log's order: [(pid, sql,
+    {number: value})]. Connection set-up (`SET ...`) is left out."""
+    entries = []
+    for line in text.split("\n"):
+        match = LOG_LINE.match(line)
+        if match:
+            entries.append([int(match.group(1)), match.group(2), match.group(3)])
+        elif entries:
+            entries[-1][2] += "\n" + line
+    finished = []
+    last = None
+    for pid, severity, message in entries:
+        if pid not in pids:
+            continue
+        if severity == "LOG":
+            statement = FINISHED.match(message)
+            last = None
+            if statement and not statement.group(1).lstrip().upper().startswith("SET "):
+                last = (pid, statement.group(1).strip(), {})
+                finished.append(last)
+        elif severity == "DETAIL" and last is not None and message.startswith("parameters: "):
+            for number, value in PARAMETER.findall(message):
+                if value == "NULL":
+                    raise PostgresError(f"a NULL parameter in {last[1][:80]!r}: pgbench cannot bind one")
+                last[2][int(number)] = value[1:-1].replace("''", "'")
+    return finished
+
+
+def last_read(finished):
+    """The last read among `finished` statements: from its BEGIN to its COMMIT, or one statement
+    sent alone."""
+    reads = []
+    open_read = {}
+    for pid, sql, parameters in finished:
+        word = sql.split(None, 1)[0].upper()
+        if word in ("BEGIN", "START"):
+            open_read[pid] = [(sql, parameters)]
+        elif pid in open_read:
+            open_read[pid].append((sql, parameters))
+            if word in ("COMMIT", "ROLLBACK", "END"):
+                reads.append(open_read.pop(pid))
+        else:
+            reads.append([(sql, parameters)])
+    if not reads:
+        raise PostgresError("the server logged no read of the gateway's")
+    return CapturedRead(reads[-1])
+
+
+def capture_read(server_url, database, log_path, send):
+    """The statements of the read that `send()` makes a gateway serving `database` run: the
+    server logs every statement while it runs (log_min_duration_statement = 0, for this cluster
+    only and only meanwhile), and the last read of that database's backends is taken from the
+    log."""
+    psql(server_url, "ALTER SYSTEM SET log_min_duration_statement = 0")
+    try:
+        psql(server_url, "SELECT pg_reload_conf()")
+        time.sleep(0.3)  # each backend takes the new setting from its next command
+        with open(log_path, "rb") as log:
+            start = log.seek(0, os.SEEK_END)
+        send()
+        time.sleep(0.3)
+        pids = {int(pid) for pid in psql(server_url, "SELECT pid FROM pg_stat_activity WHERE datname = "
+                                         + "'" + database.replace("'", "''") + "'", rows_only=True).split()}
+        with open(log_path, "rb") as log:
+            log.seek(start)
+            text = log.read().decode("utf-8", "replace")
+    finally:
+        psql(server_url, "ALTER SYSTEM RESET log_min_duration_statement")
+        psql(server_url, "SELECT pg_reload_conf()")
+    return last_read(parse_statement_log(text, pids))
+
+
+def run_pgbench(url, read, clients, seconds, script_path):
+    """`read` through pgbench -M prepared on `clients` connections for `seconds`: reads/s."""
+    script, defines = read.pgbench_script()
+    with open(script_path, "w") as file:
+        file.write(script)
+    command = (["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", str(clients),
+                "-T", str(seconds), "-f", script_path]
+               + [argument for name, value in defines.items() for argument in ("-D", f"{name}={value}")]
+               + [url])
+    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=seconds + 60)
+    rate = re.search(r"^tps = ([\d.]+)", completed.stdout, re.M)
+    failed = re.search(r"^number of failed transactions: (\d+)", completed.stdout, re.M)
+    if completed.returncode != 0 or not rate or (failed and failed.group(1) != "0"):
+        raise PostgresError(f"pgbench failed (exit {completed.returncode}): "
+                            f"{(completed.stderr or completed.stdout).strip()[-600:]}")
+    return float(rate.group(1))
+
+
+def first_columns(url, read):
+    """Each statement of `read` run once through psql in one session, as PREPARE and EXECUTE
+    with its parameters as literals (typed by the server from the statement, as pgbench's and
+    the gateway's are): the first column of each statement's rows, [] for BEGIN and COMMIT."""
+    commands = []
+    for index, (sql, parameters) in enumerate(read.statements):
+        word = sql.split(None, 1)[0].upper()
+        if word in ("BEGIN", "START", "COMMIT", "ROLLBACK", "END"):
+            commands.append(f"{sql};\n\\echo '-- {index}'")
+            continue
+        values = ", ".join("'" + parameters[number].replace("'", "''") + "'" for number in sorted(parameters))
+        commands.append(f"PREPARE s{index} AS {sql};\n\\echo '-- {index}'\n"
+                        f"EXECUTE s{index}{'(' + values + ')' if values else ''};")
+    output = psql_script(url, "\n".join(commands))
+    columns = [[] for _ in read.statements]
+    current = None
+    for line in output.splitlines():
+        if line.startswith("-- "):
+            current = int(line[3:])
+        elif current is not None and line and line not in ("BEGIN", "COMMIT", "PREPARE"):
+            columns[current].append(line.split("|", 1)[0])
+    return columns
+
+
+def psql_script(url, script):
+    completed = subprocess.run(["psql", url, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"], input=script,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    if completed.returncode != 0:
+        raise PostgresError(f"psql: {completed.stderr.strip()}")
+    return completed.stdout
+
+
+def main():
+    """`postgres.py capture`: the statements a gateway on this cluster runs for one GET, as the
+    benchmark captures them, with the first column of each one's rows and pgbench's rate of
+    them, as JSON (for the tests that hold the yardstick to the gateway's work)."""
+    import argparse
+    import json
+    import urllib.request
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("command", choices=["capture"])
+    parser.add_argument("--server", required=True, help="the cluster's libpq URI (any database)")
+    parser.add_argument("--database", required=True, help="the gateway's database")
+    parser.add_argument("--log", required=True, help="the server's log file")
+    parser.add_argument("--url", required=True, help="the GET's absolute URL")
+    parser.add_argument("--pgbench-seconds", type=int, default=1)
+    args = parser.parse_args()
+    # A parent may leave signals blocked (a test runner's thread), and the mask is inherited:
+    # pgbench -T ends on SIGALRM.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+    def send():
+        for _ in range(2):
+            with urllib.request.urlopen(urllib.request.Request(args.url, headers={"Accept": "application/json"})) as answer:
+                answer.read()
+
+    read = capture_read(args.server, args.database, args.log, send)
+    database_url = args.server.rsplit("/", 1)[0] + "/" + args.database
+    script, variables = read.pgbench_script()
+    with tempfile.NamedTemporaryFile("w", suffix=".sql") as file:
+        rate = run_pgbench(database_url, read, 2, args.pgbench_seconds, file.name)
+    print(json.dumps({"statements": [{"sql": sql, "parameters": {str(k): v for k, v in parameters.items()}}
+                                     for sql, parameters in read.statements],
+                      "firstColumns": first_columns(database_url, read),
+                      "script": script, "variables": variables, "readsPerSecond": rate}))
+
+
+if __name__ == "__main__":
+    main()

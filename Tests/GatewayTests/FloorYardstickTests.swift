@@ -48,36 +48,10 @@ import Testing
     private static func buildFloor(in folder: URL) throws -> URL {
         let source = TestGateway.repositoryRoot.appendingPathComponent("Benchmarks/floor/floor.c").path
         let binary = folder.appendingPathComponent("floor")
-        let flags = try output(of: "pkg-config", ["--cflags", "--libs", "libmicrohttpd", "sqlite3"])
+        let flags = try ChildProcess.output(of: "pkg-config", ["--cflags", "--libs", "libmicrohttpd", "sqlite3"])
             .split(whereSeparator: \.isWhitespace).map(String.init)
-        let compiler = ["clang", "cc"].first { executableInPath($0) != nil } ?? "cc"
-        _ = try output(of: compiler, ["-O2", "-Wall", "-Werror", "-o", binary.path, source] + flags)
+        let compiler = ["clang", "cc"].first { ChildProcess.executableInPath($0) != nil } ?? "cc"
+        _ = try ChildProcess.output(of: compiler, ["-O2", "-Wall", "-Werror", "-o", binary.path, source] + flags)
         return binary
-    }
-
-    private static func executableInPath(_ name: String) -> URL? {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-            .map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
-
-    /// The standard output of `command`, which must succeed.
-    private static func output(of command: String, _ arguments: [String]) throws -> String {
-        guard let executable = executableInPath(command) else { throw TestFailure("\(command) is not in PATH") }
-        let process = Process()
-        let standardOutput = Pipe()
-        let standardError = Pipe()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = standardOutput
-        process.standardError = standardError
-        try process.run()
-        let printed = standardOutput.fileHandleForReading.readDataToEndOfFile()
-        let complaints = standardError.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(command) \(arguments.joined(separator: " ")) failed: \(String(decoding: complaints, as: UTF8.self))")
-        }
-        return String(decoding: printed, as: UTF8.self)
     }
 }
