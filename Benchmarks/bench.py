@@ -12,8 +12,10 @@ after each gateway run), plus the raw SQLite insert rate for the write target, a
 Person?$top=20 and the blog's $expand the C floor (--floor): libmicrohttpd and SQLite answering
 them alone, which shows how much of the distance to the ceiling any server reading SQLite must
 keep. With --database postgresql every scenario also runs, right after SQLite's, against a gateway
-serving a throw-away PostgreSQL cluster loaded with the same data set, its POST compared with a raw
-libpq insert loop; with --gateways 2 also against two gateways on that one database. Growth mode
+serving a throw-away PostgreSQL cluster loaded with the same data set, each read beside its
+statements alone (the gateway's statements for it run by pgbench, the most a PostgreSQL read could
+reach on the machine), its POST compared with a raw libpq insert loop; with --gateways 2 also
+against two gateways on that one database. Growth mode
 (--growth): the same read scenarios at a small and a large scale, and peak RSS
 while a client pages through the whole Person set. With --rounds N the whole sequence runs N times and each figure
 is the median of its N side-by-side runs, printed with their range.
@@ -581,25 +583,9 @@ def start_postgres(servers, args, database):
 
 def capture_postgres_read(cluster, gateway, path, people):
     """The statements a PostgreSQL gateway runs for one GET of `path` ("{n}": a person in the
-    middle of the data set), for `run_postgres_alone`. Each of the gateway's workers is asked
-    once, on a connection of its own (the gateway deals connections out in turn), so that the
-    read captured is one a worker had run before: a read of several statements then goes in one
-    pipeline."""
-    target = gateway.root_path + path.replace("{n}", str(max(1, people // 2)))
-
-    def send():
-        for _ in range(2):
-            connection = http.client.HTTPConnection(gateway.host, gateway.port, timeout=60)
-            try:
-                connection.request("GET", target, headers={"Accept": "application/json"})
-                response = connection.getresponse()
-                response.read()
-                if response.status != 200:
-                    raise RuntimeError(f"GET {target} answered {response.status} while its statements were captured")
-            finally:
-                connection.close()
-
-    read = postgres.capture_read(cluster.server_url, "bench", cluster.log_path, send)
+    middle of the data set), for `run_postgres_alone`."""
+    url = f"http://{gateway.host}:{gateway.port}{gateway.root_path}{path.replace('{n}', str(max(1, people // 2)))}"
+    read = postgres.capture_get(cluster.server_url, "bench", cluster.log_path, url)
     log(f"  {path}: the gateway's statements alone are {len(read.statements)} statement(s)")
     return read
 
@@ -609,7 +595,7 @@ def run_postgres_alone(scenario, scenarios, result, url, args):
     as many connections as the gateway has workers, right after the gateway's run; its rate,
     and that rate over SQLite's for the same read in the same round at the same connections."""
     path = os.path.join(args.results_dir, f"{args.stamp}-pgbench.sql")
-    rate = postgres.run_pgbench(url, scenario["alone"], args.threads, args.sqlite_seconds, path)
+    rate = postgres.run_pgbench(url, scenario["alone"], args.threads, max(1, round(args.sqlite_seconds)), path)
     sqlite_rate = next((run["rps"] for other in scenarios if other["name"] == scenario["sqliteName"]
                         for run in other["runs"] if run["round"] == result["round"]
                         and run["connections"] == result["connections"] and run["ok"]), None)

@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -279,6 +280,16 @@ def capture_read(server_url, database, log_path, send):
     return last_read(parse_statement_log(text, pids))
 
 
+def capture_get(server_url, database, log_path, url):
+    """The statements of the read a GET of `url` makes a gateway serving `database` run."""
+    def send():
+        request = urllib.request.Request(url, headers={"Accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            answer.read()
+
+    return capture_read(server_url, database, log_path, send)
+
+
 def run_pgbench(url, read, clients, seconds, script_path):
     """`read` through pgbench -M prepared on `clients` connections for `seconds`: reads/s."""
     script, defines = read.pgbench_script()
@@ -336,7 +347,6 @@ def main():
     them, as JSON (for the tests that hold the yardstick to the gateway's work)."""
     import argparse
     import json
-    import urllib.request
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("command", choices=["capture"])
     parser.add_argument("--server", required=True, help="the cluster's libpq URI (any database)")
@@ -349,12 +359,7 @@ def main():
     # pgbench -T ends on SIGALRM.
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
 
-    def send():
-        for _ in range(2):
-            with urllib.request.urlopen(urllib.request.Request(args.url, headers={"Accept": "application/json"})) as answer:
-                answer.read()
-
-    read = capture_read(args.server, args.database, args.log, send)
+    read = capture_get(args.server, args.database, args.log, args.url)
     database_url = args.server.rsplit("/", 1)[0] + "/" + args.database
     script, variables = read.pgbench_script()
     with tempfile.NamedTemporaryFile("w", suffix=".sql") as file:
