@@ -13,8 +13,8 @@ Person?$top=20 and the blog's $expand the C floor (--floor): libmicrohttpd and S
 them alone, which shows how much of the distance to the ceiling any server reading SQLite must
 keep. With --database postgresql every scenario also runs, right after SQLite's, against a gateway
 serving a throw-away PostgreSQL cluster loaded with the same data set, each read beside its
-statements alone (the gateway's statements for it run by pgbench, the most a PostgreSQL read could
-reach on the machine), its POST compared with a raw libpq insert loop; with --gateways 2 also
+statements alone (the gateway's statements for it run by pgbench: the most a read that waits for
+its own round trip could reach on the machine), its POST compared with a raw libpq insert loop; with --gateways 2 also
 against two gateways on that one database. Growth mode
 (--growth): the same read scenarios at a small and a large scale, and peak RSS
 while a client pages through the whole Person set. With --rounds N the whole sequence runs N times and each figure

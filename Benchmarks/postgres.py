@@ -166,10 +166,10 @@ def load_dataset(sqlite_path, url, gateway, schema):
 #
 # A PostgreSQL read's yardstick: the statements the gateway sent to the server for one request,
 # with the same parameters, run by pgbench on the same cluster with as many connections as a
-# gateway has workers, and no HTTP, JSON or gateway around them. The gateway cannot read faster
-# than that on the same machine (it does the same work in the server and more beside it), so
-# its rate over SQLite's bounds what a PostgreSQL read could reach here, as the C floor does
-# for SQLite.
+# gateway has workers, and no HTTP, JSON or gateway around them. A gateway whose reads each wait
+# for their own round trip cannot read faster than that on the same machine (it does the same
+# work in the server and more beside it), so its rate over SQLite's bounds what a PostgreSQL
+# read could reach here, as the C floor does for SQLite.
 
 # One line of the server's log (scripts/postgres-cluster keeps log_line_prefix's default,
 # "%m [%p] "): time, backend pid, severity and message. Lines that do not match continue the
@@ -236,18 +236,24 @@ def parse_statement_log(text, pids):
     return finished
 
 
+def transaction_control(sql):
+    """Whether `sql` begins or ends a transaction: "begin", "end" or None."""
+    word = sql.split(None, 1)[0].upper()
+    return "begin" if word in ("BEGIN", "START") else "end" if word in ("COMMIT", "ROLLBACK", "END") else None
+
+
 def last_read(finished):
     """The last read among `finished` statements: from its BEGIN to its COMMIT, or one statement
     sent alone."""
     reads = []
     open_read = {}
     for pid, sql, parameters in finished:
-        word = sql.split(None, 1)[0].upper()
-        if word in ("BEGIN", "START"):
+        control = transaction_control(sql)
+        if control == "begin":
             open_read[pid] = [(sql, parameters)]
         elif pid in open_read:
             open_read[pid].append((sql, parameters))
-            if word in ("COMMIT", "ROLLBACK", "END"):
+            if control == "end":
                 reads.append(open_read.pop(pid))
         else:
             reads.append([(sql, parameters)])
@@ -315,8 +321,7 @@ def first_columns(url, read):
     the gateway's are): the first column of each statement's rows, [] for BEGIN and COMMIT."""
     commands = []
     for index, (sql, parameters) in enumerate(read.statements):
-        word = sql.split(None, 1)[0].upper()
-        if word in ("BEGIN", "START", "COMMIT", "ROLLBACK", "END"):
+        if transaction_control(sql):
             commands.append(f"{sql};\n\\echo '-- {index}'")
             continue
         values = ", ".join("'" + parameters[number].replace("'", "''") + "'" for number in sorted(parameters))

@@ -10,7 +10,7 @@ import Testing
 /// gateway answered. The capture turns on the server's statement log for a moment and keeps the
 /// statements of the gateway's database only, so other tests on the same server do not disturb
 /// it.
-@Suite(PostgresTestDatabase.enabled, .serialized) struct PostgresYardstickTests {
+@Suite(PostgresTestDatabase.enabled) struct PostgresYardstickTests {
     struct Capture: Decodable {
         struct Statement: Decodable {
             let sql: String
