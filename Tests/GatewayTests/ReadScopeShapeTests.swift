@@ -175,10 +175,13 @@ import Testing
             for shape in Self.shapes where !shape.single {
                 let response = try gateway.get(TestGateway.encodeQuery(shape.target), accept: shape.accept)
                 #expect(response.status == shape.status, "\(shape): \(response.text.prefix(300))")
+                // Atom's <updated> is the time of the answer, which a slow round moves past a second.
+                let answer = response.text.replacingOccurrences(of: "<updated>[^<]*</updated>", with: "<updated></updated>",
+                                                                options: .regularExpression)
                 if round == 0 {
-                    firstAnswers[shape.description] = response.text
+                    firstAnswers[shape.description] = answer
                 } else {
-                    #expect(response.text == firstAnswers[shape.description], "\(shape) answers as the first time")
+                    #expect(answer == firstAnswers[shape.description], "\(shape) answers as the first time")
                 }
             }
         }
