@@ -84,11 +84,12 @@ class Cluster:
             self.folder = None
 
 
-def psql(url, sql, stdin=None, rows_only=False):
-    """Runs `sql` with psql; its output, only the rows' values with `rows_only`."""
+def psql(url, sql, rows_only=False):
+    """Runs `sql`, SQL and psql's own commands, with psql in one session; its output, only the
+    rows' values with `rows_only`."""
     completed = subprocess.run(["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1"] + (["-At"] if rows_only else [])
-                               + ["-c", sql],
-                               input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=3600)
+                               + ["-f", "-"],
+                               input=sql.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=3600)
     if completed.returncode != 0:
         raise PostgresError(f"psql {sql[:120]!r}: {completed.stderr.decode('utf-8', 'replace').strip()}")
     return completed.stdout.decode()
@@ -327,7 +328,7 @@ def first_columns(url, read):
         values = ", ".join("'" + parameters[number].replace("'", "''") + "'" for number in sorted(parameters))
         commands.append(f"PREPARE s{index} AS {sql};\n\\echo '-- {index}'\n"
                         f"EXECUTE s{index}{'(' + values + ')' if values else ''};")
-    output = psql_script(url, "\n".join(commands))
+    output = psql(url, "\n".join(commands), rows_only=True)
     columns = [[] for _ in read.statements]
     current = None
     for line in output.splitlines():
@@ -336,14 +337,6 @@ def first_columns(url, read):
         elif current is not None and line and line not in ("BEGIN", "COMMIT", "PREPARE"):
             columns[current].append(line.split("|", 1)[0])
     return columns
-
-
-def psql_script(url, script):
-    completed = subprocess.run(["psql", url, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"], input=script,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
-    if completed.returncode != 0:
-        raise PostgresError(f"psql: {completed.stderr.strip()}")
-    return completed.stdout
 
 
 def main():

@@ -348,22 +348,15 @@ public final class PostgresConnection {
                 outcomes.append(.failure(firstFailure))
                 continue
             }
-            guard results.count > offset + index else {
-                let error = failure(nil, sql: statement.sql)
-                firstFailure = error
-                outcomes.append(.failure(error))
-                continue
-            }
-            let result = results[offset + index]
-            let status = PQresultStatus(result)
-            guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            let result = results.count > offset + index ? results[offset + index] : nil
+            if let result, [PGRES_TUPLES_OK, PGRES_COMMAND_OK].contains(PQresultStatus(result)) {
+                kept.insert(result)
+                outcomes.append(.success(PostgresResult(result)))
+            } else {
                 let error = failure(result, sql: statement.sql)
                 firstFailure = error
                 outcomes.append(.failure(error))
-                continue
             }
-            kept.insert(result)
-            outcomes.append(.success(PostgresResult(result)))
         }
         return outcomes
     }
